@@ -1,0 +1,97 @@
+# pmuvisor top-level Makefile. `make run` and `make test` do all set-up.
+BUILD     ?= build
+CROSS     ?= riscv64-unknown-elf-
+CC_RV     := $(CROSS)gcc
+OBJCOPY   := $(CROSS)objcopy
+QEMU      ?= qemu-system-riscv64
+LINUX_TAR ?= /usr/src/linux-source-6.12.tar.xz
+PICOLIBC  := /usr/lib/picolibc/riscv64-unknown-elf
+PYTHON    ?= python3
+CONFIG    ?= default
+
+RV_ARCH   := -march=rv64imac_zicsr_zifencei -mabi=lp64 -mcmodel=medany
+RV_CFLAGS := $(RV_ARCH) -O2 -g -ffreestanding -fno-common -fno-pie -fno-stack-protector \
+	     -nostdinc -isystem $(PICOLIBC)/include -isystem $(shell $(CC_RV) -print-file-name=include) \
+	     -isystem $(shell $(CC_RV) -print-file-name=include-fixed) -Wall -Wextra -Werror -MMD -MP
+RV_LIBS   := -L$(PICOLIBC)/lib/rv64imac/lp64 -lc $(shell $(CC_RV) -march=rv64imac -mabi=lp64 -print-libgcc-file-name)
+
+.PHONY: all deps hv run test unit guest-images bundles bench clean format lint
+all: hv bundles
+
+deps:
+	@bash tools/deps.sh
+
+# ---- libfdt, extracted at build time from Debian's linux-source-6.12 ----
+LIBFDT_DIR  := $(BUILD)/libfdt
+LIBFDT_SRCS := fdt.c fdt_ro.c fdt_rw.c fdt_wip.c fdt_sw.c fdt_strerror.c fdt_empty_tree.c fdt_addresses.c
+$(LIBFDT_DIR)/.stamp: $(LINUX_TAR)
+	@mkdir -p $(LIBFDT_DIR)
+	tar -xJf $(LINUX_TAR) -C $(LIBFDT_DIR) --strip-components=4 \
+		--wildcards 'linux-source-6.12/scripts/dtc/libfdt/*'
+	@touch $@
+LIBFDT_OBJS := $(addprefix $(BUILD)/hv/libfdt/,$(LIBFDT_SRCS:.c=.o))
+$(BUILD)/hv/libfdt/%.o: $(LIBFDT_DIR)/.stamp
+	@mkdir -p $(dir $@)
+	@echo "  CC      libfdt/$*.c"
+	@$(CC_RV) $(RV_CFLAGS) -I$(LIBFDT_DIR) -Wno-sign-compare -c $(LIBFDT_DIR)/$*.c -o $@
+
+# ---- the hypervisor ----
+HV_SRCS := $(wildcard arch/riscv/*.c arch/riscv/*.S core/*.c vpmu/*.c)
+HV_OBJS := $(patsubst %,$(BUILD)/hv/%.o,$(HV_SRCS))
+HV_CFLAGS := $(RV_CFLAGS) -I$(LIBFDT_DIR) -I. -Iarch/riscv -Icore -Ivpmu
+
+$(BUILD)/hv/%.c.o: %.c $(LIBFDT_DIR)/.stamp
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	@$(CC_RV) $(HV_CFLAGS) -c $< -o $@
+$(BUILD)/hv/%.S.o: %.S
+	@mkdir -p $(dir $@)
+	@echo "  AS      $<"
+	@$(CC_RV) $(HV_CFLAGS) -D__ASSEMBLER__ -c $< -o $@
+
+$(BUILD)/pmuvisor.elf: $(HV_OBJS) $(LIBFDT_OBJS) arch/riscv/pmuvisor.ld
+	@echo "  LD      $@"
+	@$(CC_RV) $(RV_ARCH) -nostdlib -nostartfiles -static -Wl,--gc-sections -Wl,--no-warn-rwx-segments \
+		-T arch/riscv/pmuvisor.ld -o $@ $(HV_OBJS) $(LIBFDT_OBJS) $(RV_LIBS)
+$(BUILD)/pmuvisor.bin: $(BUILD)/pmuvisor.elf
+	$(OBJCOPY) -O binary $< $@
+hv: $(BUILD)/pmuvisor.bin
+
+# ---- configurations and bundles (dts/*.dts, dts/tests/*.dts) ----
+CONFIGS := $(wildcard dts/*.dts dts/tests/*.dts)
+BUNDLES := $(patsubst dts/%.dts,$(BUILD)/bundles/%.bundle,$(CONFIGS))
+$(BUILD)/bundles/%.bundle: dts/%.dts tools/mkbundle.py guest-images FORCE
+	@mkdir -p $(dir $@)
+	$(PYTHON) tools/mkbundle.py $< $@
+bundles: $(BUNDLES)
+FORCE:
+
+# ---- fragments owned by each area ----
+UNIT_TESTS :=
+-include guest-tests/guest-tests.mk
+-include guest-tests/linux/linux.mk
+-include $(wildcard core/test/*.mk vpmu/test/*.mk)
+guest-images::
+
+unit: $(UNIT_TESTS)
+
+# ---- the two user commands ----
+run: deps
+	@$(MAKE) --no-print-directory all
+	@$(PYTHON) tools/run.py $(CONFIG)
+
+test: deps
+	@$(MAKE) --no-print-directory all unit
+	@$(PYTHON) tools/run-tests.py
+
+bench: deps
+	@$(MAKE) --no-print-directory all
+	@$(PYTHON) tools/bench.py
+
+format:
+	clang-format -i $(shell git ls-files '*.c' '*.h')
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(shell find $(BUILD)/hv -name '*.d' 2>/dev/null)

@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Boot entry from OpenSBI, secondary hart entry, guest enter/exit. */
+#include "ctx.h"
+#include "csr.h"
+
+#define HV_STACK_SIZE 16384
+
+	.section .text.entry, "ax"
+	.globl _start
+/* Boot hart: a0 = hart id, a1 = host FDT (fw_dynamic convention). */
+_start:
+	csrw	sscratch, zero
+	la	t0, hs_trap_vector
+	csrw	stvec, t0
+	la	sp, boot_stack_top
+	mv	tp, zero
+	/* clear BSS (boot_stack lives in .data so it survives) */
+	la	t0, _bss_start
+	la	t1, _bss_end
+1:	bgeu	t0, t1, 2f
+	sd	zero, 0(t0)
+	addi	t0, t0, 8
+	j	1b
+2:	call	hv_main
+3:	wfi
+	j	3b
+
+	.globl _secondary_start
+/* Secondary harts via SBI HSM hart_start: a0 = hart id, a1 = struct hart *. */
+_secondary_start:
+	csrw	sscratch, zero
+	la	t0, hs_trap_vector
+	csrw	stvec, t0
+	mv	tp, a1
+	ld	sp, 0(a1)		/* struct hart starts with its stack top */
+	call	hv_secondary_main
+1:	wfi
+	j	1b
+
+	.text
+/*
+ * void ctx_enter_guest(struct vcpu_ctx *ctx)
+ * Saves the hypervisor's callee-saved state on its stack, loads the guest
+ * and srets into it. The guest's trap comes back through hs_trap_vector,
+ * which returns from this function.
+ */
+	.globl ctx_enter_guest
+ctx_enter_guest:
+	addi	sp, sp, -16 * 8
+	sd	ra, 0 * 8(sp)
+	sd	s0, 1 * 8(sp)
+	sd	s1, 2 * 8(sp)
+	sd	s2, 3 * 8(sp)
+	sd	s3, 4 * 8(sp)
+	sd	s4, 5 * 8(sp)
+	sd	s5, 6 * 8(sp)
+	sd	s6, 7 * 8(sp)
+	sd	s7, 8 * 8(sp)
+	sd	s8, 9 * 8(sp)
+	sd	s9, 10 * 8(sp)
+	sd	s10, 11 * 8(sp)
+	sd	s11, 12 * 8(sp)
+	sd	tp, 13 * 8(sp)
+	sd	gp, 14 * 8(sp)
+	sd	sp, CTX_HV_SP(a0)
+
+	ld	t0, CTX_SEPC(a0)
+	csrw	sepc, t0
+	ld	t0, CTX_SSTATUS(a0)
+	csrw	sstatus, t0
+	ld	t0, CTX_HSTATUS(a0)
+	csrw	hstatus, t0
+	csrw	sscratch, a0
+
+	ld	ra, CTX_REG(1)(a0)
+	ld	sp, CTX_REG(2)(a0)
+	ld	gp, CTX_REG(3)(a0)
+	ld	tp, CTX_REG(4)(a0)
+	ld	t0, CTX_REG(5)(a0)
+	ld	t1, CTX_REG(6)(a0)
+	ld	t2, CTX_REG(7)(a0)
+	ld	s0, CTX_REG(8)(a0)
+	ld	s1, CTX_REG(9)(a0)
+	ld	a1, CTX_REG(11)(a0)
+	ld	a2, CTX_REG(12)(a0)
+	ld	a3, CTX_REG(13)(a0)
+	ld	a4, CTX_REG(14)(a0)
+	ld	a5, CTX_REG(15)(a0)
+	ld	a6, CTX_REG(16)(a0)
+	ld	a7, CTX_REG(17)(a0)
+	ld	s2, CTX_REG(18)(a0)
+	ld	s3, CTX_REG(19)(a0)
+	ld	s4, CTX_REG(20)(a0)
+	ld	s5, CTX_REG(21)(a0)
+	ld	s6, CTX_REG(22)(a0)
+	ld	s7, CTX_REG(23)(a0)
+	ld	s8, CTX_REG(24)(a0)
+	ld	s9, CTX_REG(25)(a0)
+	ld	s10, CTX_REG(26)(a0)
+	ld	s11, CTX_REG(27)(a0)
+	ld	t3, CTX_REG(28)(a0)
+	ld	t4, CTX_REG(29)(a0)
+	ld	t5, CTX_REG(30)(a0)
+	ld	t6, CTX_REG(31)(a0)
+	ld	a0, CTX_REG(10)(a0)
+	sret
+
+/*
+ * Every trap lands here. From a guest, sscratch holds its vcpu_ctx; from
+ * the hypervisor itself it holds 0, which is a hypervisor bug: report it.
+ */
+	.align 2
+	.globl hs_trap_vector
+hs_trap_vector:
+	csrrw	sp, sscratch, sp
+	beqz	sp, hs_self_trap
+	/* sp = ctx, sscratch = guest sp */
+	sd	ra, CTX_REG(1)(sp)
+	sd	gp, CTX_REG(3)(sp)
+	sd	tp, CTX_REG(4)(sp)
+	sd	t0, CTX_REG(5)(sp)
+	sd	t1, CTX_REG(6)(sp)
+	sd	t2, CTX_REG(7)(sp)
+	sd	s0, CTX_REG(8)(sp)
+	sd	s1, CTX_REG(9)(sp)
+	sd	a0, CTX_REG(10)(sp)
+	sd	a1, CTX_REG(11)(sp)
+	sd	a2, CTX_REG(12)(sp)
+	sd	a3, CTX_REG(13)(sp)
+	sd	a4, CTX_REG(14)(sp)
+	sd	a5, CTX_REG(15)(sp)
+	sd	a6, CTX_REG(16)(sp)
+	sd	a7, CTX_REG(17)(sp)
+	sd	s2, CTX_REG(18)(sp)
+	sd	s3, CTX_REG(19)(sp)
+	sd	s4, CTX_REG(20)(sp)
+	sd	s5, CTX_REG(21)(sp)
+	sd	s6, CTX_REG(22)(sp)
+	sd	s7, CTX_REG(23)(sp)
+	sd	s8, CTX_REG(24)(sp)
+	sd	s9, CTX_REG(25)(sp)
+	sd	s10, CTX_REG(26)(sp)
+	sd	s11, CTX_REG(27)(sp)
+	sd	t3, CTX_REG(28)(sp)
+	sd	t4, CTX_REG(29)(sp)
+	sd	t5, CTX_REG(30)(sp)
+	sd	t6, CTX_REG(31)(sp)
+	csrrw	t0, sscratch, zero
+	sd	t0, CTX_REG(2)(sp)
+	csrr	t0, sepc
+	sd	t0, CTX_SEPC(sp)
+	csrr	t0, sstatus
+	sd	t0, CTX_SSTATUS(sp)
+	csrr	t0, hstatus
+	sd	t0, CTX_HSTATUS(sp)
+	csrr	t0, scause
+	sd	t0, CTX_SCAUSE(sp)
+	csrr	t0, stval
+	sd	t0, CTX_STVAL(sp)
+	csrr	t0, htval
+	sd	t0, CTX_HTVAL(sp)
+	csrr	t0, htinst
+	sd	t0, CTX_HTINST(sp)
+
+	ld	sp, CTX_HV_SP(sp)
+	ld	ra, 0 * 8(sp)
+	ld	s0, 1 * 8(sp)
+	ld	s1, 2 * 8(sp)
+	ld	s2, 3 * 8(sp)
+	ld	s3, 4 * 8(sp)
+	ld	s4, 5 * 8(sp)
+	ld	s5, 6 * 8(sp)
+	ld	s6, 7 * 8(sp)
+	ld	s7, 8 * 8(sp)
+	ld	s8, 9 * 8(sp)
+	ld	s9, 10 * 8(sp)
+	ld	s10, 11 * 8(sp)
+	ld	s11, 12 * 8(sp)
+	ld	tp, 13 * 8(sp)
+	ld	gp, 14 * 8(sp)
+	addi	sp, sp, 16 * 8
+	ret
+
+hs_self_trap:
+	csrrw	sp, sscratch, sp	/* back to the hypervisor stack, sscratch = 0 */
+	addi	sp, sp, -32
+	sd	ra, 0(sp)
+	csrr	a0, scause
+	csrr	a1, sepc
+	csrr	a2, stval
+	mv	a3, ra
+	call	hv_self_trap
+1:	wfi
+	j	1b
+
+	.section .data
+	.align 4
+boot_stack:
+	.space HV_STACK_SIZE
+boot_stack_top:

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* G-stage (guest-physical -> host-physical) page tables, Sv39x4. */
+#ifndef ARCH_GSTAGE_H
+#define ARCH_GSTAGE_H
+
+#include <stdint.h>
+
+#define PTE_V (1UL << 0)
+#define PTE_R (1UL << 1)
+#define PTE_W (1UL << 2)
+#define PTE_X (1UL << 3)
+#define PTE_U (1UL << 4)
+#define PTE_A (1UL << 6)
+#define PTE_D (1UL << 7)
+#define PTE_RWX (PTE_R | PTE_W | PTE_X)
+
+#define GSTAGE_ROOT_SIZE  16384 /* Sv39x4 root: 2048 entries, 16 KiB aligned */
+#define GSTAGE_GPA_BITS	  41
+
+/* Returns a zeroed, 4 KiB aligned page whose address is its physical address */
+typedef void *(*gstage_alloc_fn)(void);
+
+/*
+ * Map [gpa, gpa+size) to [hpa, ...) with prot (PTE_R/W/X). 2 MiB leaves are
+ * used where both addresses and the remaining size allow. Returns 0, or -1
+ * for misaligned or out-of-range arguments or when alloc fails.
+ */
+int gstage_map(uint64_t *root, uint64_t gpa, uint64_t hpa, uint64_t size, uint64_t prot,
+	       gstage_alloc_fn alloc);
+/* Host-physical address for gpa, or UINT64_MAX when unmapped */
+uint64_t gstage_translate(const uint64_t *root, uint64_t gpa);
+
+#endif

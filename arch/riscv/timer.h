@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* The hypervisor's own timer: Sstc stimecmp when present, else SBI TIME. */
+#ifndef ARCH_TIMER_H
+#define ARCH_TIMER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+void timer_init(bool sstc);
+static inline uint64_t timer_now(void)
+{
+	uint64_t t;
+
+	asm volatile("rdtime %0" : "=r"(t));
+	return t;
+}
+/* Interrupt this hart at 'when' (UINT64_MAX: never) */
+void timer_arm(uint64_t when);
+/* Take the pending HS timer interrupt: disarm it */
+void timer_ack(void);
+/* Wait with interrupts masked until something is pending; true if it was the timer */
+bool timer_idle(void);
+
+#endif

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* ns16550a UART, the console QEMU virt offers; polled, no interrupts. */
+#include <stdint.h>
+#include "uart.h"
+
+#define UART_RBR 0
+#define UART_THR 0
+#define UART_LSR 5
+#define LSR_DR	 0x01
+#define LSR_THRE 0x20
+
+static volatile uint8_t *uart;
+static unsigned int shift;
+
+void uart_init(uintptr_t base, unsigned int reg_shift)
+{
+	uart = (volatile uint8_t *)base;
+	shift = reg_shift;
+}
+
+void uart_putc(char c)
+{
+	if (!uart)
+		return;
+	while (!(uart[UART_LSR << shift] & LSR_THRE))
+		;
+	uart[UART_THR << shift] = (uint8_t)c;
+}
+
+int uart_getc(void)
+{
+	if (!uart || !(uart[UART_LSR << shift] & LSR_DR))
+		return -1;
+	return uart[UART_RBR << shift];
+}

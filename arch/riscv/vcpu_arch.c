@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* Loading, saving and resetting a vCPU's RISC-V state. */
+#include <string.h>
+#include "csr.h"
+#include "gstage.h"
+#include "hart.h"
+#include "hostdt.h"
+#include "lib.h"
+#include "mm.h"
+#include "timer.h"
+#include "vcpu.h"
+#include "vm.h"
+
+#define VS_IRQ_BITS ((1UL << IRQ_VS_SOFT) | (1UL << IRQ_VS_TIMER) | (1UL << IRQ_VS_EXT))
+#define HCOUNTEREN_TM (1UL << 1)
+#define VSSTATUS_UXL_64 (2UL << 32)
+
+void fpu_save(unsigned long *area);
+void fpu_restore(unsigned long *area);
+
+static unsigned long hstatus_base;
+
+void vcpu_arch_hart_init(void)
+{
+	unsigned long henvcfg = 0;
+
+	/* exceptions the guest handles itself; ecalls, guest-page faults and
+	 * virtual instructions stay with us */
+	csr_write(CSR_HEDELEG, BIT(CAUSE_MISALIGNED_FETCH) | BIT(CAUSE_FETCH_ACCESS) |
+				       BIT(CAUSE_ILLEGAL_INSN) | BIT(CAUSE_BREAKPOINT) |
+				       BIT(CAUSE_MISALIGNED_LOAD) | BIT(CAUSE_LOAD_ACCESS) |
+				       BIT(CAUSE_MISALIGNED_STORE) | BIT(CAUSE_STORE_ACCESS) |
+				       BIT(CAUSE_USER_ECALL) | BIT(CAUSE_FETCH_PAGE_FAULT) |
+				       BIT(CAUSE_LOAD_PAGE_FAULT) | BIT(CAUSE_STORE_PAGE_FAULT));
+	csr_write(CSR_HIDELEG, VS_IRQ_BITS);
+	csr_write(CSR_HCOUNTEREN, HCOUNTEREN_TM);
+	if (host.ext[HOST_EXT_SSTC])
+		henvcfg |= ENVCFG_STCE;
+	if (host.ext[HOST_EXT_SVPBMT])
+		henvcfg |= ENVCFG_PBMTE;
+	csr_write(CSR_HENVCFG, henvcfg);
+	csr_write(CSR_HTIMEDELTA, 0);
+	csr_write(CSR_HVIP, 0);
+	/* HS interrupts we act on: IPIs from other harts and our timer */
+	csr_write(CSR_SIE, BIT(IRQ_S_SOFT) | BIT(IRQ_S_TIMER));
+	csr_clear(CSR_SSTATUS, SSTATUS_SIE);
+	/* keep VSXL and friends as the hart reset them */
+	hstatus_base = csr_read(CSR_HSTATUS) & ~(HSTATUS_SPV | HSTATUS_SPVP | HSTATUS_GVA |
+						 HSTATUS_VTW | HSTATUS_VTSR | HSTATUS_VTVM);
+}
+
+void vcpu_arch_reset(struct vcpu *v, unsigned long pc, unsigned long a1)
+{
+	struct vcpu_arch *a = &v->arch;
+
+	memset(a, 0, sizeof(*a));
+	a->ctx.regs[10] = v->id;
+	a->ctx.regs[11] = a1;
+	a->ctx.sepc = pc;
+	/* sret lands in VS-mode with FP usable at HS level; the guest still
+	 * controls it through vsstatus.FS */
+	a->ctx.sstatus = SSTATUS_SPP | SSTATUS_FS_INITIAL;
+	a->ctx.hstatus = hstatus_base | HSTATUS_SPV | HSTATUS_SPVP | HSTATUS_VTW;
+	a->vsstatus = VSSTATUS_UXL_64;
+	a->vstimecmp = UINT64_MAX;
+	a->timer_next = UINT64_MAX;
+	a->fp_live = true;
+}
+
+void vcpu_arch_load(struct vcpu *v)
+{
+	struct vcpu_arch *a = &v->arch;
+
+	csr_write(CSR_HGATP, v->vm->arch.hgatp);
+	csr_write(CSR_VSSTATUS, a->vsstatus);
+	csr_write(CSR_VSIE, a->vsie);
+	csr_write(CSR_VSTVEC, a->vstvec);
+	csr_write(CSR_VSSCRATCH, a->vsscratch);
+	csr_write(CSR_VSEPC, a->vsepc);
+	csr_write(CSR_VSCAUSE, a->vscause);
+	csr_write(CSR_VSTVAL, a->vstval);
+	csr_write(CSR_VSATP, a->vsatp);
+	csr_write(CSR_HVIP, a->hvip);
+	if (host.ext[HOST_EXT_SSTC])
+		csr_write(CSR_VSTIMECMP, a->vstimecmp);
+	if (a->fp_live) {
+		fpu_restore(a->fp);
+		a->fp_live = false;
+	}
+	/* vCPUs of one VM share its VMID: drop translations another vCPU left */
+	asm volatile(".word 0x22000073" ::: "memory"); /* hfence.vvma */
+}
+
+void vcpu_arch_put(struct vcpu *v)
+{
+	struct vcpu_arch *a = &v->arch;
+
+	a->vsstatus = csr_read(CSR_VSSTATUS);
+	a->vsie = csr_read(CSR_VSIE);
+	a->vstvec = csr_read(CSR_VSTVEC);
+	a->vsscratch = csr_read(CSR_VSSCRATCH);
+	a->vsepc = csr_read(CSR_VSEPC);
+	a->vscause = csr_read(CSR_VSCAUSE);
+	a->vstval = csr_read(CSR_VSTVAL);
+	a->vsatp = csr_read(CSR_VSATP);
+	a->hvip = csr_read(CSR_HVIP);
+	if (host.ext[HOST_EXT_SSTC])
+		a->vstimecmp = csr_read(CSR_VSTIMECMP);
+	fpu_save(a->fp);
+	a->fp_live = true;
+}
+
+static bool loaded(struct vcpu *v)
+{
+	return this_hart()->loaded == v;
+}
+
+uint64_t vcpu_arch_timer_deadline(const struct vcpu *v)
+{
+	return host.ext[HOST_EXT_SSTC] ? v->arch.vstimecmp : v->arch.timer_next;
+}
+
+bool vcpu_arch_irq_pending(struct vcpu *v, unsigned long now)
+{
+	bool live = loaded(v);
+	unsigned long hvip = (live ? csr_read(CSR_HVIP) : v->arch.hvip) | v->pending_irqs;
+	unsigned long vsie = live ? csr_read(CSR_VSIE) : v->arch.vsie;
+	uint64_t deadline = host.ext[HOST_EXT_SSTC] && live ? csr_read(CSR_VSTIMECMP) :
+							      vcpu_arch_timer_deadline(v);
+	/* vsie holds the guest's view: SSIE bit 1 enables VSSIP bit 2, etc. */
+	unsigned long enabled = ((vsie & 0x222UL) << 1) | (vsie & BIT(IRQ_PMU_OVF));
+
+	if (now >= deadline)
+		hvip |= BIT(IRQ_VS_TIMER);
+	return (hvip & enabled) != 0;
+}
+
+void vcpu_arch_clear_irq(struct vcpu *v, unsigned long bits)
+{
+	if (loaded(v))
+		csr_clear(CSR_HVIP, bits);
+	else
+		v->arch.hvip &= ~bits;
+}
+
+void vcpu_arch_set_timer(struct vcpu *v, uint64_t when)
+{
+	if (host.ext[HOST_EXT_SSTC]) {
+		v->arch.vstimecmp = when;
+		if (loaded(v))
+			csr_write(CSR_VSTIMECMP, when);
+		return;
+	}
+	v->arch.timer_next = when;
+	vcpu_arch_clear_irq(v, BIT(IRQ_VS_TIMER));
+}
+
+void vcpu_arch_run(struct vcpu *v)
+{
+	unsigned long pending = __atomic_exchange_n(&v->pending_irqs, 0, __ATOMIC_ACQUIRE);
+
+	if (!host.ext[HOST_EXT_SSTC] && timer_now() >= v->arch.timer_next) {
+		pending |= BIT(IRQ_VS_TIMER);
+		v->arch.timer_next = UINT64_MAX;
+	}
+	if (pending)
+		csr_set(CSR_HVIP, pending);
+	csr_write(CSR_HCOUNTEREN, HCOUNTEREN_TM | vpmu_hcounteren(&v->vpmu));
+	ctx_enter_guest(&v->arch.ctx);
+}
+
+void vcpu_arch_inject_exception(struct vcpu *v, unsigned long cause, unsigned long tval)
+{
+	struct vcpu_ctx *c = &v->arch.ctx;
+	unsigned long vsstatus = csr_read(CSR_VSSTATUS);
+
+	vsstatus &= ~(SSTATUS_SPP | SSTATUS_SPIE);
+	if (c->sstatus & SSTATUS_SPP)
+		vsstatus |= SSTATUS_SPP;
+	if (vsstatus & SSTATUS_SIE)
+		vsstatus |= SSTATUS_SPIE;
+	vsstatus &= ~SSTATUS_SIE;
+	csr_write(CSR_VSSTATUS, vsstatus);
+	csr_write(CSR_VSEPC, c->sepc);
+	csr_write(CSR_VSCAUSE, cause);
+	csr_write(CSR_VSTVAL, tval);
+	c->sepc = csr_read(CSR_VSTVEC) & ~3UL;
+	c->sstatus |= SSTATUS_SPP;
+}
+
+static void *gstage_page(void)
+{
+	return mm_zalloc_pages(4096, 4096);
+}
+
+int vm_arch_init(struct vm *vm)
+{
+	uint64_t *root = mm_zalloc_pages(GSTAGE_ROOT_SIZE, GSTAGE_ROOT_SIZE);
+
+	if (gstage_map(root, vm->ram_gpa, vm->ram_hpa, vm->ram_size, PTE_RWX, gstage_page)) {
+		hv_printf("pmuvisor: guest %s: cannot map its memory\n", vm->name);
+		return -1;
+	}
+	vm->arch.gstage_root = (uintptr_t)root;
+	vm->arch.hgatp = HGATP_MODE_SV39X4 | ((unsigned long)(vm->id + 1) << HGATP_VMID_SHIFT) |
+			 ((uintptr_t)root >> 12);
+	return 0;
+}

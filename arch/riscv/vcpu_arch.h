@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* RISC-V state of a vCPU and a VM, embedded in core's struct vcpu / struct vm. */
+#ifndef ARCH_VCPU_ARCH_H
+#define ARCH_VCPU_ARCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "ctx.h"
+
+struct vcpu;
+struct vm;
+
+struct vcpu_arch {
+	struct vcpu_ctx ctx; /* first: the trap path finds it through sscratch */
+	/* VS-level CSRs, live only while the vCPU is loaded on a hart */
+	unsigned long vsstatus, vsie, vstvec, vsscratch, vsepc, vscause, vstval, vsatp;
+	unsigned long hvip;
+	unsigned long vstimecmp;  /* Sstc hosts: the guest writes it directly */
+	unsigned long timer_next; /* non-Sstc hosts: deadline from SBI set_timer */
+	unsigned long fp[33];	  /* f0..f31, fcsr */
+	bool fp_live;		  /* fp[] holds the state, not the hart */
+};
+
+struct vm_arch {
+	unsigned long hgatp;
+	uintptr_t gstage_root;
+};
+
+void vcpu_arch_reset(struct vcpu *vcpu, unsigned long pc, unsigned long a1);
+void vcpu_arch_load(struct vcpu *vcpu);
+void vcpu_arch_put(struct vcpu *vcpu);
+/* Enter the guest (the vCPU must be loaded); returns on its next trap */
+void vcpu_arch_run(struct vcpu *vcpu);
+void vcpu_arch_handle_exit(struct vcpu *vcpu);
+/* A VS interrupt is pending and enabled, per the vCPU's saved state */
+bool vcpu_arch_irq_pending(struct vcpu *vcpu, unsigned long now);
+/* Emulate an exception trap into the guest's VS-mode handler */
+void vcpu_arch_inject_exception(struct vcpu *vcpu, unsigned long cause, unsigned long tval);
+/* Clear hvip bits of the vCPU, loaded or not */
+void vcpu_arch_clear_irq(struct vcpu *vcpu, unsigned long hvip_bits);
+/* Set the guest's timer (SBI set_timer) */
+void vcpu_arch_set_timer(struct vcpu *vcpu, uint64_t when);
+/* Earliest time the vCPU's own timer fires, while it is not loaded */
+uint64_t vcpu_arch_timer_deadline(const struct vcpu *vcpu);
+
+int vm_arch_init(struct vm *vm);
+
+#endif

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* Parse the configuration DTB (docs/configuration.md); reject anything odd. */
+#include <libfdt.h>
+#include <string.h>
+#include "config.h"
+#include "lib.h"
+
+#define SZ_2M 0x200000ULL
+
+#define fail(...)                                                                                  \
+	do {                                                                                       \
+		hv_snprintf(err, errlen, __VA_ARGS__);                                             \
+		return -1;                                                                         \
+	} while (0)
+
+static uint64_t cells64(const fdt32_t *p)
+{
+	return ((uint64_t)fdt32_to_cpu(p[0]) << 32) | fdt32_to_cpu(p[1]);
+}
+
+/* A pair of 64-bit numbers (2 + 2 cells); -1 when absent or malformed */
+static int get_pair(const void *fdt, int node, const char *prop, uint64_t *a, uint64_t *b)
+{
+	int len;
+	const fdt32_t *p = fdt_getprop(fdt, node, prop, &len);
+
+	if (!p)
+		return 1;
+	if (len != 16)
+		return -1;
+	*a = cells64(p);
+	*b = cells64(p + 2);
+	return 0;
+}
+
+static int get_blob(const void *fdt, int node, const char *prop, size_t bundle_size,
+		    uint64_t *off, uint64_t *size)
+{
+	int r = get_pair(fdt, node, prop, off, size);
+
+	if (r)
+		return r;
+	if (*off > bundle_size || *size > bundle_size - *off)
+		return -1;
+	return 0;
+}
+
+static int parse_guest(const void *fdt, int node, size_t bundle_size, struct vm_config *vc,
+		       char *err, size_t errlen)
+{
+	const char *name = fdt_get_name(fdt, node, NULL);
+	const fdt32_t *p;
+	const char *s;
+	int len, r;
+
+	memset(vc, 0, sizeof(*vc));
+	if (!name || !*name || strlen(name) >= VM_NAME_MAX)
+		fail("guest node name missing or longer than %d", VM_NAME_MAX - 1);
+	strcpy(vc->name, name);
+
+	p = fdt_getprop(fdt, node, "vcpus", &len);
+	if (!p || len != 4)
+		fail("guest %s: 'vcpus' missing or not one cell", name);
+	vc->nr_vcpus = fdt32_to_cpu(*p);
+	if (vc->nr_vcpus < 1 || vc->nr_vcpus > VCPU_MAX)
+		fail("guest %s: vcpus = %u, must be 1..%d", name, vc->nr_vcpus, VCPU_MAX);
+
+	if (get_pair(fdt, node, "memory", &vc->ram_gpa, &vc->ram_size))
+		fail("guest %s: 'memory' must be <base-hi base-lo size-hi size-lo>", name);
+	if (!IS_ALIGNED(vc->ram_gpa, SZ_2M) || !IS_ALIGNED(vc->ram_size, SZ_2M) ||
+	    vc->ram_size == 0)
+		fail("guest %s: memory base and size must be non-zero multiples of 2 MiB", name);
+	if (vc->ram_gpa >= GPA_LIMIT || vc->ram_size > GPA_LIMIT - vc->ram_gpa)
+		fail("guest %s: memory beyond the 2^41 guest-physical limit", name);
+
+	vc->load_offset = SZ_2M;
+	p = fdt_getprop(fdt, node, "load-offset", &len);
+	if (p) {
+		if (len != 8)
+			fail("guest %s: 'load-offset' must be two cells", name);
+		vc->load_offset = cells64(p);
+		if (!IS_ALIGNED(vc->load_offset, 4096))
+			fail("guest %s: load-offset must be 4 KiB aligned", name);
+	}
+
+	r = get_blob(fdt, node, "pmuvisor,image-blob", bundle_size, &vc->image_off,
+		     &vc->image_size);
+	if (r)
+		fail("guest %s: no valid image in the bundle (run tools/mkbundle.py)", name);
+	if (vc->image_size == 0 || vc->load_offset >= vc->ram_size ||
+	    vc->image_size > vc->ram_size - vc->load_offset)
+		fail("guest %s: image (%lu bytes) does not fit in its memory", name,
+		     (unsigned long)vc->image_size);
+
+	r = get_blob(fdt, node, "pmuvisor,initrd-blob", bundle_size, &vc->initrd_off,
+		     &vc->initrd_size);
+	if (r < 0)
+		fail("guest %s: initrd blob outside the bundle", name);
+
+	s = fdt_getprop(fdt, node, "bootargs", &len);
+	if (s) {
+		if (len < 1 || len > BOOTARGS_MAX || s[len - 1] != '\0')
+			fail("guest %s: bootargs not a string of < %d bytes", name, BOOTARGS_MAX);
+		strcpy(vc->bootargs, s);
+	}
+
+	p = fdt_getprop(fdt, node, "cpu-affinity", &len);
+	if (p) {
+		if (len != (int)(4 * vc->nr_vcpus))
+			fail("guest %s: cpu-affinity needs one hart id per vCPU", name);
+		vc->has_affinity = true;
+		for (unsigned int i = 0; i < vc->nr_vcpus; i++)
+			vc->affinity[i] = fdt32_to_cpu(p[i]);
+	}
+	return 0;
+}
+
+int config_parse(const void *bundle, size_t bundle_size, struct hv_config *out, char *err,
+		 size_t errlen)
+{
+	const void *fdt = bundle;
+	int guests, node;
+
+	memset(out, 0, sizeof(*out));
+	if (bundle_size < sizeof(struct fdt_header) || fdt_check_header(fdt) ||
+	    fdt_totalsize(fdt) > bundle_size)
+		fail("configuration: not a valid device tree");
+	if (fdt_node_check_compatible(fdt, 0, "pmuvisor,config"))
+		fail("configuration: root is not compatible with \"pmuvisor,config\"");
+	guests = fdt_path_offset(fdt, "/guests");
+	if (guests < 0)
+		fail("configuration: no /guests node");
+
+	fdt_for_each_subnode(node, fdt, guests) {
+		if (out->nr_vms == CONFIG_VM_MAX)
+			fail("configuration: more than %d guests", CONFIG_VM_MAX);
+		if (parse_guest(fdt, node, bundle_size, &out->vms[out->nr_vms], err, errlen))
+			return -1;
+		for (unsigned int i = 0; i < out->nr_vms; i++)
+			if (!strcmp(out->vms[i].name, out->vms[out->nr_vms].name))
+				fail("configuration: two guests named %s", out->vms[i].name);
+		out->nr_vms++;
+	}
+	if (node < 0 && node != -FDT_ERR_NOTFOUND)
+		fail("configuration: malformed device tree (%s)", fdt_strerror(node));
+	if (!out->nr_vms)
+		fail("configuration: no guests under /guests");
+	return 0;
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* A physical hart and its queue of vCPUs. */
+#ifndef CORE_HART_H
+#define CORE_HART_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define HART_MAX 8
+
+struct vcpu;
+
+struct hart {
+	unsigned long stack_top; /* first: read by _secondary_start */
+	unsigned int index;
+	unsigned long hartid;
+	struct vcpu *queue;  /* round-robin list */
+	struct vcpu *cur;    /* the vCPU being run */
+	struct vcpu *loaded; /* the vCPU whose state is live in the CSRs */
+	unsigned long slice_end;
+	uint64_t timer_armed; /* what the hart's timer holds, to skip rewrites */
+	bool resched;
+};
+
+extern struct hart harts[HART_MAX];
+extern unsigned int nr_harts;
+
+static inline struct hart *this_hart(void)
+{
+	struct hart *h;
+
+	asm volatile("mv %0, tp" : "=r"(h));
+	return h;
+}
+
+void sched_add(struct hart *h, struct vcpu *v);
+__attribute__((noreturn)) void sched_run(struct hart *h);
+void sched_yield(void);
+/* Called from the timer interrupt path */
+void sched_timer_tick(struct hart *h);
+
+#endif

@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* Parse the host device tree: harts, memory, timebase, UART, ISA, initrd. */
+#include <libfdt.h>
+#include <string.h>
+#include "hostdt.h"
+#include "lib.h"
+
+struct host_info host;
+
+static const char *const ext_names[HOST_EXT_MAX] = {
+	[HOST_EXT_H] = "h",
+	[HOST_EXT_SSCOFPMF] = "sscofpmf",
+	[HOST_EXT_SSAIA] = "ssaia",
+	[HOST_EXT_SMCNTRPMF] = "smcntrpmf",
+	[HOST_EXT_SSTC] = "sstc",
+	[HOST_EXT_SVPBMT] = "svpbmt",
+	[HOST_EXT_ZICBOM] = "zicbom",
+	[HOST_EXT_ZICBOZ] = "zicboz",
+};
+
+const char *host_ext_name(enum host_ext e)
+{
+	return ext_names[e];
+}
+
+static uint64_t read_cells(const fdt32_t *p, int n)
+{
+	uint64_t v = 0;
+
+	while (n--)
+		v = (v << 32) | fdt32_to_cpu(*p++);
+	return v;
+}
+
+/* The riscv,isa string: single letters after rv64, then _-separated names */
+static bool isa_string_has(const char *isa, const char *ext)
+{
+	size_t n = strlen(ext);
+	const char *p;
+
+	if (strncmp(isa, "rv64", 4) && strncmp(isa, "rv32", 4))
+		return false;
+	if (n == 1) {
+		for (p = isa + 4; *p && *p != '_'; p++)
+			if (*p == ext[0])
+				return true;
+		return false;
+	}
+	for (p = strchr(isa, '_'); p; p = strchr(p + 1, '_'))
+		if (!strncmp(p + 1, ext, n) && (p[1 + n] == '_' || p[1 + n] == '\0'))
+			return true;
+	return false;
+}
+
+bool hostdt_isa_has(const void *fdt, int cpu, const char *ext)
+{
+	int len;
+	const char *s = fdt_getprop(fdt, cpu, "riscv,isa-extensions", &len);
+
+	if (s) {
+		for (const char *p = s; p < s + len; p += strlen(p) + 1)
+			if (!strcmp(p, ext))
+				return true;
+		return false;
+	}
+	s = fdt_getprop(fdt, cpu, "riscv,isa", &len);
+	return s && isa_string_has(s, ext);
+}
+
+static int parse_cpus(const void *fdt, struct host_info *h, char *err, unsigned long errlen)
+{
+	int cpus = fdt_path_offset(fdt, "/cpus");
+	int node, len, first = -1;
+	const fdt32_t *p;
+
+	if (cpus < 0)
+		return hv_snprintf(err, errlen, "host DT: no /cpus"), -1;
+	p = fdt_getprop(fdt, cpus, "timebase-frequency", &len);
+	if (!p || len != 4)
+		return hv_snprintf(err, errlen, "host DT: no timebase-frequency"), -1;
+	h->timebase = fdt32_to_cpu(*p);
+
+	fdt_for_each_subnode(node, fdt, cpus) {
+		const char *type = fdt_getprop(fdt, node, "device_type", NULL);
+		const char *status = fdt_getprop(fdt, node, "status", NULL);
+
+		if (!type || strcmp(type, "cpu"))
+			continue;
+		if (status && strcmp(status, "okay"))
+			continue;
+		p = fdt_getprop(fdt, node, "reg", &len);
+		if (!p || len < 4 || h->nr_harts == HOST_HART_MAX)
+			continue;
+		h->hartids[h->nr_harts++] = (unsigned long)read_cells(p, len / 4);
+		if (first < 0)
+			first = node;
+	}
+	if (!h->nr_harts)
+		return hv_snprintf(err, errlen, "host DT: no usable harts"), -1;
+
+	for (int e = 0; e < HOST_EXT_MAX; e++)
+		h->ext[e] = hostdt_isa_has(fdt, first, ext_names[e]);
+	{
+		const char *mmu = fdt_getprop(fdt, first, "mmu-type", NULL);
+
+		if (mmu && strlen(mmu) < sizeof(h->mmu_type))
+			strcpy(h->mmu_type, mmu);
+	}
+	return 0;
+}
+
+static int parse_memory(const void *fdt, struct host_info *h, char *err, unsigned long errlen)
+{
+	int ac = fdt_address_cells(fdt, 0), sc = fdt_size_cells(fdt, 0);
+	int node, len;
+	const fdt32_t *p;
+
+	node = fdt_node_offset_by_prop_value(fdt, -1, "device_type", "memory", 7);
+	if (node < 0)
+		return hv_snprintf(err, errlen, "host DT: no memory node"), -1;
+	p = fdt_getprop(fdt, node, "reg", &len);
+	if (!p || len < (ac + sc) * 4)
+		return hv_snprintf(err, errlen, "host DT: bad memory reg"), -1;
+	h->mem.base = read_cells(p, ac);
+	h->mem.size = read_cells(p + ac, sc);
+
+	/* /reserved-memory (OpenSBI's own region lives there) */
+	node = fdt_path_offset(fdt, "/reserved-memory");
+	if (node >= 0) {
+		int child, rac = fdt_address_cells(fdt, node), rsc = fdt_size_cells(fdt, node);
+
+		fdt_for_each_subnode(child, fdt, node) {
+			p = fdt_getprop(fdt, child, "reg", &len);
+			if (!p || len < (rac + rsc) * 4 || h->nr_resv == HOST_RESV_MAX)
+				continue;
+			h->resv[h->nr_resv].base = read_cells(p, rac);
+			h->resv[h->nr_resv].size = read_cells(p + rac, rsc);
+			h->nr_resv++;
+		}
+	}
+	return 0;
+}
+
+static void parse_uart(const void *fdt, struct host_info *h)
+{
+	static const char *const compat[] = { "ns16550a", "ns16550" };
+	int node = -1, len;
+	const fdt32_t *p;
+
+	for (unsigned int i = 0; i < ARRAY_SIZE(compat) && node < 0; i++)
+		node = fdt_node_offset_by_compatible(fdt, -1, compat[i]);
+	if (node < 0)
+		return;
+	p = fdt_getprop(fdt, node, "reg", &len);
+	if (!p)
+		return;
+	h->uart_base = (uintptr_t)read_cells(p, fdt_address_cells(fdt, fdt_parent_offset(fdt, node)));
+	p = fdt_getprop(fdt, node, "reg-shift", &len);
+	h->uart_shift = p ? fdt32_to_cpu(*p) : 0;
+}
+
+static void parse_chosen(const void *fdt, struct host_info *h)
+{
+	int node = fdt_path_offset(fdt, "/chosen"), len;
+	const fdt32_t *p;
+
+	if (node < 0)
+		return;
+	p = fdt_getprop(fdt, node, "linux,initrd-start", &len);
+	if (p)
+		h->initrd_start = read_cells(p, len / 4);
+	p = fdt_getprop(fdt, node, "linux,initrd-end", &len);
+	if (p)
+		h->initrd_end = read_cells(p, len / 4);
+}
+
+int hostdt_parse(const void *fdt, struct host_info *h, char *err, unsigned long errlen)
+{
+	memset(h, 0, sizeof(*h));
+	if (fdt_check_header(fdt))
+		return hv_snprintf(err, errlen, "host DT: bad header"), -1;
+	parse_uart(fdt, h);
+	parse_chosen(fdt, h);
+	if (parse_cpus(fdt, h, err, errlen) || parse_memory(fdt, h, err, errlen))
+		return -1;
+	return 0;
+}

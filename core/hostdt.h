@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* What the hypervisor learns from the host device tree OpenSBI hands it. */
+#ifndef CORE_HOSTDT_H
+#define CORE_HOSTDT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define HOST_HART_MAX 8
+#define HOST_RESV_MAX 8
+
+enum host_ext {
+	HOST_EXT_H,
+	HOST_EXT_SSCOFPMF,
+	HOST_EXT_SSAIA,
+	HOST_EXT_SMCNTRPMF,
+	HOST_EXT_SSTC,
+	HOST_EXT_SVPBMT,
+	HOST_EXT_ZICBOM,
+	HOST_EXT_ZICBOZ,
+	HOST_EXT_MAX
+};
+
+struct mem_range {
+	uint64_t base, size;
+};
+
+struct host_info {
+	unsigned int nr_harts;
+	unsigned long hartids[HOST_HART_MAX];
+	uint32_t timebase;
+	struct mem_range mem;
+	unsigned int nr_resv;
+	struct mem_range resv[HOST_RESV_MAX];
+	uintptr_t uart_base;
+	unsigned int uart_shift;
+	uint64_t initrd_start, initrd_end;
+	bool ext[HOST_EXT_MAX];
+	char isa_base[16];  /* e.g. "rv64imafdch" letters */
+	char mmu_type[16];  /* e.g. "riscv,sv57" */
+};
+
+extern struct host_info host;
+
+/* Returns 0, or -1 with the reason in err */
+int hostdt_parse(const void *fdt, struct host_info *h, char *err, unsigned long errlen);
+const char *host_ext_name(enum host_ext e);
+/* True if the named extension appears in a cpu node's ISA description */
+bool hostdt_isa_has(const void *fdt, int cpu, const char *ext);
+
+#endif

@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * Boot: learn the machine from the host DT, find the bundle, create the
+ * guests, start the other harts, then every hart runs its vCPU queue.
+ */
+#include <libfdt.h>
+#include <string.h>
+#include "bundle.h"
+#include "config.h"
+#include "console.h"
+#include "guest_fdt.h"
+#include "hart.h"
+#include "hostdt.h"
+#include "lib.h"
+#include "mm.h"
+#include "sbi_call.h"
+#include "timer.h"
+#include "vcpu.h"
+#include "vm.h"
+
+#define HART_STACK_SIZE 16384
+
+extern char _hv_start[], _hv_end[];
+extern char _secondary_start[];
+void vcpu_arch_hart_init(void);
+
+const uint8_t *bundle_base;
+struct mm host_mm;
+static struct hv_config config;
+
+void hv_poweroff(bool failure)
+{
+	sbi_ecall(SBI_EXT_SRST, SBI_EXT_SRST_RESET, SBI_SRST_RESET_TYPE_SHUTDOWN,
+		  failure ? SBI_SRST_RESET_REASON_SYSFAIL : SBI_SRST_RESET_REASON_NONE, 0, 0, 0, 0);
+	for (;;)
+		asm volatile("wfi");
+}
+
+void hv_panic(const char *fmt, ...)
+{
+	char buf[200];
+	va_list ap;
+
+	va_start(ap, fmt);
+	hv_vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	hv_printf("pmuvisor: PANIC: %s\n", buf);
+	hv_poweroff(true);
+}
+
+void *mm_zalloc_pages(uint64_t size, uint64_t align)
+{
+	uint64_t pa = mm_alloc(&host_mm, ALIGN_UP(size, 4096), align);
+
+	if (!pa)
+		hv_panic("out of memory allocating %lu bytes", (unsigned long)size);
+	memset((void *)(uintptr_t)pa, 0, size);
+	return (void *)(uintptr_t)pa;
+}
+
+static void banner(const void *fdt)
+{
+	const char *exts[40];
+	unsigned int n = guest_isa_extensions(exts, ARRAY_SIZE(exts));
+
+	(void)fdt;
+	hv_printf("\npmuvisor: RISC-V hypervisor with a virtual PMU\n");
+	hv_printf("pmuvisor: %u harts (", host.nr_harts);
+	for (unsigned int i = 0; i < host.nr_harts; i++)
+		hv_printf("%s%lu", i ? " " : "", host.hartids[i]);
+	hv_printf("), memory 0x%lx+%lu MiB, timebase %u Hz, uart 0x%lx\n",
+		  (unsigned long)host.mem.base, (unsigned long)(host.mem.size >> 20),
+		  host.timebase, (unsigned long)host.uart_base);
+	hv_printf("pmuvisor: host extensions:");
+	for (int e = 0; e < HOST_EXT_MAX; e++)
+		hv_printf(" %s%s", host.ext[e] ? "+" : "-", host_ext_name((enum host_ext)e));
+	hv_printf("\npmuvisor: guest ISA: ");
+	for (unsigned int i = 0; i < n; i++)
+		hv_printf("%s%s", i ? "," : "", exts[i]);
+	hv_printf("\n");
+}
+
+static void reserve_memory(const void *fdt)
+{
+	mm_init(&host_mm, host.mem.base, host.mem.size);
+	for (unsigned int i = 0; i < host.nr_resv; i++)
+		mm_reserve(&host_mm, host.resv[i].base, host.resv[i].size);
+	/* OpenSBI's own region is reserved in the DT on QEMU, but be safe */
+	mm_reserve(&host_mm, host.mem.base, (uintptr_t)_hv_start - host.mem.base);
+	mm_reserve(&host_mm, (uintptr_t)_hv_start, (uintptr_t)_hv_end - (uintptr_t)_hv_start);
+	mm_reserve(&host_mm, (uintptr_t)fdt, fdt_totalsize(fdt));
+	if (host.initrd_end > host.initrd_start)
+		mm_reserve(&host_mm, host.initrd_start, host.initrd_end - host.initrd_start);
+}
+
+static struct hart *hart_by_id(unsigned long hartid)
+{
+	for (unsigned int i = 0; i < nr_harts; i++)
+		if (harts[i].hartid == hartid)
+			return &harts[i];
+	return NULL;
+}
+
+static void create_guests(void)
+{
+	char err[160];
+	unsigned int rr = 0;
+
+	if (host.initrd_end <= host.initrd_start)
+		hv_panic("no bundle: boot QEMU with -initrd build/bundles/NAME.bundle");
+	bundle_base = (const uint8_t *)(uintptr_t)host.initrd_start;
+	if (config_parse(bundle_base, host.initrd_end - host.initrd_start, &config, err,
+			 sizeof(err)))
+		hv_panic("configuration error: %s", err);
+
+	nr_vms = config.nr_vms;
+	for (unsigned int i = 0; i < config.nr_vms; i++) {
+		const struct vm_config *vc = &config.vms[i];
+
+		for (unsigned int c = 0; c < vc->nr_vcpus; c++)
+			if (vc->has_affinity && !hart_by_id(vc->affinity[c]))
+				hv_panic("configuration error: guest %s vcpu %u: no hart %u",
+					 vc->name, c, vc->affinity[c]);
+		if (vm_create(vc, i))
+			hv_panic("cannot create guest %s", vc->name);
+		for (unsigned int c = 0; c < vc->nr_vcpus; c++) {
+			struct hart *h = vc->has_affinity ? hart_by_id(vc->affinity[c]) :
+							    &harts[rr++ % nr_harts];
+
+			sched_add(h, vms[i]->vcpus[c]);
+		}
+	}
+	vm_count_live((int)nr_vms);
+	for (unsigned int i = 0; i < nr_vms; i++) {
+		struct vm *vm = vms[i];
+
+		hv_printf("pmuvisor: guest %s: %u vCPU(s) on hart(s)", vm->name, vm->nr_vcpus);
+		for (unsigned int c = 0; c < vm->nr_vcpus; c++)
+			hv_printf(" %lu", vm->vcpus[c]->hart->hartid);
+		hv_printf(", %lu MiB at 0x%lx (host 0x%lx)\n", (unsigned long)(vm->ram_size >> 20),
+			  (unsigned long)vm->ram_gpa, (unsigned long)vm->ram_hpa);
+		if (vm_boot(vm))
+			hv_panic("cannot load guest %s", vm->name);
+	}
+}
+
+static void hart_start(struct hart *h)
+{
+	asm volatile("mv tp, %0" : : "r"(h));
+	vcpu_arch_hart_init();
+	sched_run(h);
+}
+
+void hv_secondary_main(unsigned long hartid, struct hart *h)
+{
+	(void)hartid;
+	hart_start(h);
+}
+
+void hv_main(unsigned long hartid, const void *fdt)
+{
+	char err[120];
+	struct hart *boot = NULL;
+
+	if (hostdt_parse(fdt, &host, err, sizeof(err))) {
+		/* no console of our own yet: the firmware's will do */
+		for (const char *p = err; *p; p++)
+			sbi_ecall(SBI_EXT_DBCN, SBI_EXT_DBCN_CONSOLE_WRITE_BYTE, (unsigned char)*p, 0,
+				  0, 0, 0, 0);
+		hv_poweroff(true);
+	}
+	console_init(host.uart_base, host.uart_shift);
+	guest_fdt_set_host(fdt);
+	banner(fdt);
+	if (!host.ext[HOST_EXT_H])
+		hv_panic("the harts lack the H extension (QEMU: -cpu max)");
+	timer_init(host.ext[HOST_EXT_SSTC]);
+	reserve_memory(fdt);
+
+	nr_harts = host.nr_harts;
+	for (unsigned int i = 0; i < nr_harts; i++) {
+		harts[i].index = i;
+		harts[i].hartid = host.hartids[i];
+		harts[i].timer_armed = UINT64_MAX - 1;
+		harts[i].stack_top = (uintptr_t)mm_zalloc_pages(HART_STACK_SIZE, 4096) +
+				     HART_STACK_SIZE;
+		if (harts[i].hartid == hartid)
+			boot = &harts[i];
+	}
+	if (!boot)
+		hv_panic("boot hart %lu is not in the device tree", hartid);
+	asm volatile("mv tp, %0" : : "r"(boot));
+
+	vpmu_global_init();
+	create_guests();
+
+	for (unsigned int i = 0; i < nr_harts; i++) {
+		struct sbi_ret r;
+
+		if (&harts[i] == boot)
+			continue;
+		r = sbi_ecall(SBI_EXT_HSM, SBI_EXT_HSM_HART_START, harts[i].hartid,
+			      (uintptr_t)_secondary_start, (uintptr_t)&harts[i], 0, 0, 0);
+		if (r.error)
+			hv_panic("cannot start hart %lu: SBI error %ld", harts[i].hartid, r.error);
+	}
+	hart_start(boot);
+}

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* SBI DBCN and the legacy console/timer/IPI/shutdown calls. */
+#include "console.h"
+#include "sbi.h"
+#include "vcpu.h"
+#include "vm.h"
+
+static struct sbi_ret dbcn_handler(struct vcpu *vcpu, unsigned long eid, unsigned long fid,
+				   const unsigned long args[6])
+{
+	struct vm *vm = vcpu->vm;
+	unsigned long n = args[0];
+	char *p;
+
+	(void)eid;
+	if (fid == SBI_EXT_DBCN_CONSOLE_WRITE_BYTE) {
+		console_guest_putc(vm, (char)args[0]);
+		return (struct sbi_ret){ 0, 0 };
+	}
+	if (fid != SBI_EXT_DBCN_CONSOLE_WRITE && fid != SBI_EXT_DBCN_CONSOLE_READ)
+		return (struct sbi_ret){ SBI_ERR_NOT_SUPPORTED, 0 };
+	/* RV64: the address is base_lo; a non-zero base_hi is beyond any RAM */
+	p = args[2] ? NULL : vm_gpa_to_hva(vm, args[1], n ? n : 1);
+	if (!p)
+		return (struct sbi_ret){ SBI_ERR_INVALID_PARAM, 0 };
+	if (fid == SBI_EXT_DBCN_CONSOLE_WRITE) {
+		for (unsigned long i = 0; i < n; i++)
+			console_guest_putc(vm, p[i]);
+		return (struct sbi_ret){ 0, n };
+	}
+	for (unsigned long i = 0; i < n; i++) {
+		int c = console_getc();
+
+		if (c < 0)
+			return (struct sbi_ret){ 0, i };
+		p[i] = (char)c;
+	}
+	return (struct sbi_ret){ 0, n };
+}
+
+const struct sbi_ext sbi_ext_dbcn = {
+	.eid_min = SBI_EXT_DBCN,
+	.eid_max = SBI_EXT_DBCN,
+	.name = "dbcn",
+	.handler = dbcn_handler,
+};
+
+/*
+ * Legacy v0.1 calls return in a0 only and must keep a1. Those that take a
+ * pointer to a hart mask in guest virtual memory (0x04-0x07) are not
+ * offered: every guest that needs IPIs uses the IPI and RFENCE extensions.
+ */
+static struct sbi_ret legacy_handler(struct vcpu *vcpu, unsigned long eid, unsigned long fid,
+				     const unsigned long args[6])
+{
+	long ret = 0;
+
+	(void)fid;
+	switch (eid) {
+	case SBI_EXT_0_1_SET_TIMER:
+		vcpu_fw_event(vcpu, SBI_PMU_FW_SET_TIMER);
+		vcpu_arch_set_timer(vcpu, args[0]);
+		break;
+	case SBI_EXT_0_1_CONSOLE_PUTCHAR:
+		console_guest_putc(vcpu->vm, (char)args[0]);
+		break;
+	case SBI_EXT_0_1_CONSOLE_GETCHAR:
+		ret = console_getc();
+		break;
+	case SBI_EXT_0_1_CLEAR_IPI:
+		__atomic_and_fetch(&vcpu->pending_irqs, ~(1UL << IRQ_VS_SOFT), __ATOMIC_RELAXED);
+		vcpu_arch_clear_irq(vcpu, 1UL << IRQ_VS_SOFT);
+		break;
+	case SBI_EXT_0_1_SHUTDOWN:
+		vm_request_stop(vcpu->vm, VM_STOP_OK, "shutdown (legacy)");
+		return (struct sbi_ret){ SBI_RET_NO_REPLY, 0 };
+	}
+	vcpu_ctx(vcpu)->regs[10] = (unsigned long)ret;
+	return (struct sbi_ret){ SBI_RET_NO_REPLY, 0 };
+}
+
+const struct sbi_ext sbi_ext_legacy = {
+	.eid_min = SBI_EXT_0_1_SET_TIMER,
+	.eid_max = SBI_EXT_0_1_CLEAR_IPI,
+	.name = "legacy",
+	.handler = legacy_handler,
+};
+
+const struct sbi_ext sbi_ext_legacy_shutdown = {
+	.eid_min = SBI_EXT_0_1_SHUTDOWN,
+	.eid_max = SBI_EXT_0_1_SHUTDOWN,
+	.name = "legacy-shutdown",
+	.handler = legacy_handler,
+};

@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * Per-hart round-robin scheduling of vCPUs. sched_switch() is the single
+ * point where one vCPU's state leaves the hart and another's arrives: the
+ * PMU save/restore hangs here too.
+ */
+#include "hart.h"
+#include "hostdt.h"
+#include "timer.h"
+#include "vcpu.h"
+#include "vm.h"
+
+struct hart harts[HART_MAX];
+unsigned int nr_harts;
+
+static unsigned long slice_ticks;
+
+void sched_add(struct hart *h, struct vcpu *v)
+{
+	struct vcpu **p = &h->queue;
+
+	while (*p)
+		p = &(*p)->next;
+	*p = v;
+	v->next = NULL;
+	v->hart = h;
+	slice_ticks = host.timebase / 100; /* 10 ms */
+}
+
+static void sched_unload(struct hart *h)
+{
+	struct vcpu *v = h->loaded;
+
+	if (!v)
+		return;
+	vpmu_vcpu_put(&v->vpmu);
+	vcpu_arch_put(v);
+	h->loaded = NULL;
+}
+
+/* The switch point: the outgoing vCPU's state is saved, the next one's loaded */
+static void sched_switch(struct hart *h, struct vcpu *next)
+{
+	if (h->loaded != next) {
+		sched_unload(h);
+		vcpu_arch_load(next);
+		vpmu_vcpu_load(&next->vpmu);
+		h->loaded = next;
+	}
+	h->cur = next;
+}
+
+/* Apply what other harts and the vCPUs' own calls asked for */
+static void sched_poll(struct hart *h, unsigned long now)
+{
+	for (struct vcpu *v = h->queue; v; v = v->next) {
+		struct vm *vm = v->vm;
+		int state = __atomic_load_n(&v->state, __ATOMIC_ACQUIRE);
+
+		if (state == VCPU_DEAD)
+			continue;
+		if (__atomic_load_n(&vm->state, __ATOMIC_ACQUIRE) == VM_STOPPING) {
+			if (h->loaded == v)
+				sched_unload(h);
+			vpmu_vcpu_reset(&v->vpmu);
+			v->state = VCPU_DEAD;
+			if (h->cur == v)
+				h->cur = NULL;
+			if (__atomic_sub_fetch(&vm->live_vcpus, 1, __ATOMIC_ACQ_REL) == 0)
+				vm_stopped(vm);
+			continue;
+		}
+		switch (state) {
+		case VCPU_START_PENDING:
+			if (h->loaded == v)
+				sched_unload(h);
+			vcpu_arch_reset(v, v->start_pc, v->start_arg);
+			v->state = VCPU_RUNNABLE;
+			break;
+		case VCPU_SUSPENDED_NR:
+			if (vcpu_arch_irq_pending(v, now)) {
+				if (h->loaded == v)
+					sched_unload(h);
+				vcpu_arch_reset(v, v->resume_pc, v->start_arg);
+				v->state = VCPU_RUNNABLE;
+			}
+			break;
+		case VCPU_WFI:
+		case VCPU_SUSPENDED:
+			if (vcpu_arch_irq_pending(v, now))
+				v->state = VCPU_RUNNABLE;
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+static struct vcpu *sched_pick(struct hart *h)
+{
+	struct vcpu *start = h->cur && h->cur->next ? h->cur->next : h->queue;
+	struct vcpu *v = start;
+
+	if (!start)
+		return NULL;
+	do {
+		if (v->state == VCPU_RUNNABLE)
+			return v;
+		v = v->next ? v->next : h->queue;
+	} while (v != start);
+	return NULL;
+}
+
+/* Program the hart's timer for the next event it must act on */
+static void sched_arm_timer(struct hart *h)
+{
+	uint64_t next = UINT64_MAX;
+	bool others = false;
+
+	for (struct vcpu *v = h->queue; v; v = v->next) {
+		if (v == h->cur) {
+			uint64_t d = vcpu_arch_timer_deadline(v);
+
+			/* Sstc: the running vCPU's own timer needs no help from us */
+			if (!host.ext[HOST_EXT_SSTC] && d < next)
+				next = d;
+			continue;
+		}
+		if (v->state == VCPU_RUNNABLE)
+			others = true;
+		else if (v->state == VCPU_WFI || v->state == VCPU_SUSPENDED ||
+			 v->state == VCPU_SUSPENDED_NR) {
+			uint64_t d = vcpu_arch_timer_deadline(v);
+
+			if (d < next)
+				next = d;
+		}
+	}
+	if (others && h->cur && h->slice_end < next)
+		next = h->slice_end;
+	if (next != h->timer_armed) {
+		h->timer_armed = next;
+		timer_arm(next);
+	}
+}
+
+void sched_timer_tick(struct hart *h)
+{
+	timer_ack();
+	h->timer_armed = UINT64_MAX;
+	if (timer_now() >= h->slice_end)
+		h->resched = true;
+}
+
+void sched_run(struct hart *h)
+{
+	for (;;) {
+		unsigned long now = timer_now();
+		struct vcpu *v;
+
+		sched_poll(h, now);
+		v = h->cur;
+		if (!v || v->state != VCPU_RUNNABLE || h->resched) {
+			h->resched = false;
+			v = sched_pick(h);
+			if (!v) {
+				h->cur = NULL;
+				sched_arm_timer(h);
+				if (timer_idle())
+					h->timer_armed = UINT64_MAX;
+				continue;
+			}
+			if (v != h->cur)
+				h->slice_end = now + slice_ticks;
+			sched_switch(h, v);
+		}
+		sched_arm_timer(h);
+		vcpu_fold_pending(v);
+		vcpu_arch_run(v);
+		vcpu_arch_handle_exit(v);
+	}
+}

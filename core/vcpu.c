@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* Cross-hart signalling to vCPUs: interrupts, firmware events, kicks. */
+#include "hart.h"
+#include "sbi_call.h"
+#include "vcpu.h"
+#include "vm.h"
+
+bool vcpu_runnable(struct vcpu *v, unsigned long now)
+{
+	switch (v->state) {
+	case VCPU_RUNNABLE:
+		return true;
+	case VCPU_WFI:
+	case VCPU_SUSPENDED:
+	case VCPU_SUSPENDED_NR:
+		return vcpu_arch_irq_pending(v, now);
+	default:
+		return false;
+	}
+}
+
+void vcpu_kick(struct vcpu *v)
+{
+	struct hart *h = this_hart();
+
+	if (v->hart != h)
+		sbi_ecall(SBI_EXT_IPI, SBI_EXT_IPI_SEND_IPI, 1UL << v->hart->hartid, 0, 0, 0, 0, 0);
+	else if (v != h->cur)
+		h->resched = true; /* let a sleeping vCPU on this hart get its turn */
+}
+
+void vcpu_raise_irq(struct vcpu *v, unsigned long hvip_bit)
+{
+	__atomic_or_fetch(&v->pending_irqs, hvip_bit, __ATOMIC_RELEASE);
+	vcpu_kick(v);
+}
+
+void vcpu_fw_event(struct vcpu *v, unsigned int fw_event)
+{
+	if (fw_event >= SBI_PMU_FW_MAX)
+		return;
+	if (v->hart == this_hart()) {
+		vpmu_fw_event(&v->vpmu, fw_event);
+		return;
+	}
+	__atomic_add_fetch(&v->fw_pending[fw_event], 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&v->fw_pending_any, 1, __ATOMIC_RELEASE);
+}
+
+void vcpu_fold_pending(struct vcpu *v)
+{
+	if (!__atomic_load_n(&v->fw_pending_any, __ATOMIC_ACQUIRE))
+		return;
+	__atomic_store_n(&v->fw_pending_any, 0, __ATOMIC_RELAXED);
+	for (unsigned int e = 0; e < SBI_PMU_FW_MAX; e++) {
+		uint32_t n = __atomic_exchange_n(&v->fw_pending[e], 0, __ATOMIC_ACQ_REL);
+
+		while (n--)
+			vpmu_fw_event(&v->vpmu, e);
+	}
+}

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* A virtual hart: its state machine, pending interrupts and PMU. */
+#ifndef CORE_VCPU_H
+#define CORE_VCPU_H
+
+#include <stdint.h>
+#include "vcpu_arch.h"
+#include "vpmu.h"
+#include "../arch/riscv/sbi_spec.h"
+
+struct vm;
+struct hart;
+
+enum vcpu_state {
+	VCPU_STOPPED,	    /* HSM stopped, waits for hart_start */
+	VCPU_START_PENDING, /* hart_start called, its hart will set it up */
+	VCPU_RUNNABLE,
+	VCPU_WFI,	    /* blocked in WFI until an interrupt is pending */
+	VCPU_SUSPENDED,	    /* HSM retentive suspend */
+	VCPU_SUSPENDED_NR,  /* HSM non-retentive suspend */
+	VCPU_DEAD,	    /* its VM stopped */
+};
+
+struct vcpu {
+	struct vcpu_arch arch; /* first */
+	struct vm *vm;
+	struct hart *hart; /* the physical hart whose queue holds it */
+	struct vcpu *next; /* in that queue */
+	unsigned int id;   /* the guest's hart id */
+	volatile int state;
+	volatile unsigned long pending_irqs; /* hvip bits other harts raised */
+	unsigned long start_pc, start_arg, resume_pc;
+	/* firmware events raised by other harts, folded in by the owner */
+	volatile uint32_t fw_pending[SBI_PMU_FW_MAX];
+	volatile unsigned long fw_pending_any;
+	struct vpmu vpmu;
+};
+
+static inline struct vcpu_ctx *vcpu_ctx(struct vcpu *v)
+{
+	return &v->arch.ctx;
+}
+
+bool vcpu_runnable(struct vcpu *v, unsigned long now);
+/* Raise an interrupt (hvip bit) on a vCPU from any hart */
+void vcpu_raise_irq(struct vcpu *v, unsigned long hvip_bit);
+/* Count a firmware event on a vCPU from any hart */
+void vcpu_fw_event(struct vcpu *v, unsigned int fw_event);
+/* On the owner hart, before entering: fold what other harts raised */
+void vcpu_fold_pending(struct vcpu *v);
+/* Wake the hart owning v so it re-examines its queue */
+void vcpu_kick(struct vcpu *v);
+
+#endif

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* A guest: its memory, its vCPUs and its life cycle. */
+#ifndef CORE_VM_H
+#define CORE_VM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "lib.h"
+#include "vcpu_arch.h"
+#include "config.h"
+
+#define VM_MAX 8
+
+enum vm_state { VM_RUNNING, VM_STOPPING, VM_STOPPED };
+enum vm_stop_kind { VM_STOP_OK, VM_STOP_FAILED, VM_STOP_REBOOT };
+
+struct vcpu;
+
+struct vm {
+	struct vm_arch arch;
+	const struct vm_config *cfg;
+	char name[VM_NAME_MAX];
+	unsigned int id; /* VMID = id + 1 */
+	unsigned int nr_vcpus;
+	struct vcpu *vcpus[VCPU_MAX];
+	uint64_t ram_gpa, ram_size;
+	uintptr_t ram_hpa;
+	uint64_t entry_gpa, fdt_gpa;
+	volatile int state;
+	int stop_kind;
+	volatile int live_vcpus;
+	spinlock_t con_lock; /* guest console line buffer */
+	size_t con_len;
+	char con_line[240];
+};
+
+extern struct vm *vms[VM_MAX];
+extern unsigned int nr_vms;
+
+int vm_create(const struct vm_config *cfg, unsigned int id);
+/* (Re)load the image, initrd and FDT and make vCPU 0 ready to start */
+int vm_boot(struct vm *vm);
+/* Ask every hart to stop this VM's vCPUs; the first request wins */
+void vm_request_stop(struct vm *vm, enum vm_stop_kind kind, const char *why);
+/* Called on the hart that stopped the VM's last vCPU */
+void vm_stopped(struct vm *vm);
+
+/* How many VMs must stop before the machine powers off */
+void vm_count_live(int n);
+
+/* Guest-physical -> hypervisor pointer for [gpa, gpa+len) inside RAM, else NULL */
+void *vm_gpa_to_hva(struct vm *vm, uint64_t gpa, size_t len);
+int vm_read(struct vm *vm, uint64_t gpa, void *dst, size_t len);
+int vm_write(struct vm *vm, uint64_t gpa, const void *src, size_t len);
+
+#endif

@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* What the vPMU needs from the core: its vCPU's guest memory. */
+#include "vcpu.h"
+#include "vm.h"
+#include "vpmu_host.h"
+
+struct vpmu *vcpu_vpmu(struct vcpu *vcpu)
+{
+	return &vcpu->vpmu;
+}
+
+static struct vm *vpmu_vm(struct vpmu *v)
+{
+	return container_of(v, struct vcpu, vpmu)->vm;
+}
+
+int vpmu_host_read_guest(struct vpmu *v, uint64_t gpa, void *dst, size_t len)
+{
+	return vm_read(vpmu_vm(v), gpa, dst, len);
+}
+
+int vpmu_host_write_guest(struct vpmu *v, uint64_t gpa, const void *src, size_t len)
+{
+	return vm_write(vpmu_vm(v), gpa, src, len);
+}

@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /init of the pmuvisor Linux guest.
+ *
+ * Mounts proc, sysfs, devtmpfs and a tmpfs on /tmp, reads
+ * "pmuvisor.run=<name>" from /proc/cmdline and runs the built-in script of
+ * that name (default "perf-demo"), printing "=== <title> ===" before each
+ * step and "=== done ===" at the end, then powers off (SBI SRST).
+ * "pmuvisor.run=shell" gives a minimal interactive shell instead.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/reboot.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define MAX_ARGS 32
+#define LINE_MAX_LEN 1024
+
+struct step {
+	const char *title;	/* marker line; NULL: no marker */
+	const char *cmd;	/* command line, split on spaces */
+};
+
+struct script {
+	const char *name;
+	const struct step *steps;
+};
+
+static const struct step perf_demo[] = {
+	{ "kernel log: pmu/sbi", "kmsg pmu sbi" },
+	{ "isa", "grep isa /proc/cpuinfo" },
+	{ "perf stat loop-1m",
+	  "/bin/perf stat -e cycles:u,instructions:u /bin/loop-1m" },
+	{ "perf stat loop-1k", "/bin/perf stat -e instructions:u /bin/loop-1k" },
+	{ "perf record loop-5m",
+	  "/bin/perf record -e instructions:u -c 100000 -o /tmp/perf.data /bin/loop-5m" },
+	{ "perf report loop-5m", "/bin/perf report -i /tmp/perf.data --stdio" },
+	{ "perf script loop-5m", "/bin/perf script -i /tmp/perf.data -F ip" },
+	{ "perf stat fw set_timer nsleep",
+	  "/bin/perf stat -e r8000000000000005 /bin/nsleep" },
+	{ "uptime", "cat /proc/uptime" },
+	{ NULL, NULL }
+};
+
+/* Machine-readable variant: perf stat -x, output for host-side checks. */
+static const struct step perf_check[] = {
+	{ "perf stat loop-1m",
+	  "/bin/perf stat -x , -e instructions:u /bin/loop-1m" },
+	{ "perf stat loop-5m",
+	  "/bin/perf stat -x , -e instructions:u /bin/loop-5m" },
+	{ "perf record loop-5m",
+	  "/bin/perf record -e instructions:u -c 100000 -o /tmp/perf.data /bin/loop-5m" },
+	{ "perf script loop-5m", "/bin/perf script -i /tmp/perf.data -F ip" },
+	{ "uptime", "cat /proc/uptime" },
+	{ NULL, NULL }
+};
+
+static const struct step boot[] = {
+	{ "kernel log: pmu/sbi", "kmsg pmu sbi" },
+	{ "uptime", "cat /proc/uptime" },
+	{ NULL, NULL }
+};
+
+static const struct script scripts[] = {
+	{ "perf-demo", perf_demo },
+	{ "perf-check", perf_check },
+	{ "boot", boot },
+	{ NULL, NULL }
+};
+
+static int split(char *line, char **argv)
+{
+	int argc = 0;
+	char *tok, *save;
+
+	for (tok = strtok_r(line, " \t\n", &save); tok && argc < MAX_ARGS - 1;
+	     tok = strtok_r(NULL, " \t\n", &save))
+		argv[argc++] = tok;
+	argv[argc] = NULL;
+	return argc;
+}
+
+static int contains_nocase(const char *s, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (; *s; s++)
+		if (!strncasecmp(s, word, n))
+			return 1;
+	return 0;
+}
+
+/* kmsg WORD...: kernel log records containing any WORD (all when none). */
+static int cmd_kmsg(int argc, char **argv)
+{
+	char rec[2048];
+	ssize_t n;
+	int fd, i, hit;
+
+	fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+	if (fd < 0) {
+		perror("kmsg: /dev/kmsg");
+		return 1;
+	}
+	/* one record per read(); EAGAIN at the end, EPIPE if overwritten */
+	while ((n = read(fd, rec, sizeof(rec) - 1)) != 0) {
+		char *msg;
+
+		if (n < 0) {
+			if (errno == EPIPE)
+				continue;
+			break;
+		}
+		rec[n] = '\0';
+		msg = strchr(rec, ';');
+		msg = msg ? msg + 1 : rec;
+		msg[strcspn(msg, "\n")] = '\0';
+		for (hit = argc < 2, i = 1; i < argc && !hit; i++)
+			hit = contains_nocase(msg, argv[i]);
+		if (hit)
+			printf("%s\n", msg);
+	}
+	close(fd);
+	return 0;
+}
+
+/* cat FILE... / grep WORD FILE...: enough for /proc files. */
+static int cmd_cat_grep(int argc, char **argv, const char *word)
+{
+	char line[LINE_MAX_LEN];
+	int i;
+
+	for (i = word ? 2 : 1; i < argc; i++) {
+		FILE *f = fopen(argv[i], "r");
+
+		if (!f) {
+			perror(argv[i]);
+			return 1;
+		}
+		while (fgets(line, sizeof(line), f))
+			if (!word || strstr(line, word))
+				fputs(line, stdout);
+		fclose(f);
+	}
+	return 0;
+}
+
+static int spawn(char **argv)
+{
+	int status;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		perror("fork");
+		return -1;
+	}
+	if (!pid) {
+		execvp(argv[0], argv);
+		fprintf(stderr, "%s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	return 128 + WTERMSIG(status);
+}
+
+static int run_line(char *line)
+{
+	char *argv[MAX_ARGS];
+	int argc = split(line, argv);
+	int ret;
+
+	if (!argc)
+		return 0;
+	if (!strcmp(argv[0], "kmsg"))
+		ret = cmd_kmsg(argc, argv);
+	else if (!strcmp(argv[0], "cat"))
+		ret = cmd_cat_grep(argc, argv, NULL);
+	else if (!strcmp(argv[0], "grep") && argc > 2)
+		ret = cmd_cat_grep(argc, argv, argv[1]);
+	else
+		ret = spawn(argv);
+	fflush(stdout);
+	return ret;
+}
+
+static void run_script(const struct script *s)
+{
+	char line[LINE_MAX_LEN];
+	const struct step *st;
+	int ret;
+
+	for (st = s->steps; st->cmd; st++) {
+		if (st->title)
+			printf("=== %s ===\n", st->title);
+		snprintf(line, sizeof(line), "%s", st->cmd);
+		ret = run_line(line);
+		if (ret)
+			printf("[init] '%s' exited with %d\n", st->cmd, ret);
+	}
+}
+
+static void shell(void)
+{
+	char line[LINE_MAX_LEN];
+
+	printf("pmuvisor shell: commands run from /bin (perf, loop-1m, ...);"
+	       " builtins kmsg, cat, grep, exit\n");
+	for (;;) {
+		printf("# ");
+		fflush(stdout);
+		if (!fgets(line, sizeof(line), stdin))
+			break;
+		if (!strncmp(line, "exit", 4) || !strncmp(line, "poweroff", 8))
+			break;
+		run_line(line);
+	}
+}
+
+/* value of "pmuvisor.run=" in /proc/cmdline, into buf */
+static void run_param(char *buf, size_t len)
+{
+	char cmdline[LINE_MAX_LEN], *p;
+	FILE *f = fopen("/proc/cmdline", "r");
+
+	snprintf(buf, len, "perf-demo");
+	if (!f)
+		return;
+	if (fgets(cmdline, sizeof(cmdline), f)) {
+		for (p = strtok(cmdline, " \n"); p; p = strtok(NULL, " \n"))
+			if (!strncmp(p, "pmuvisor.run=", 13))
+				snprintf(buf, len, "%s", p + 13);
+	}
+	fclose(f);
+}
+
+static void do_mount(const char *src, const char *dir, const char *type)
+{
+	mkdir(dir, 0755);
+	if (mount(src, dir, type, 0, NULL) && errno != EBUSY)
+		fprintf(stderr, "[init] mount %s on %s: %s\n", type, dir,
+			strerror(errno));
+}
+
+int main(void)
+{
+	const struct script *s;
+	char name[64];
+
+	do_mount("proc", "/proc", "proc");
+	do_mount("sysfs", "/sys", "sysfs");
+	do_mount("devtmpfs", "/dev", "devtmpfs");
+	do_mount("tmpfs", "/tmp", "tmpfs");
+	setenv("PATH", "/bin", 1);
+	setenv("HOME", "/tmp", 1);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	dup2(1, 2);
+
+	run_param(name, sizeof(name));
+	printf("[init] pmuvisor.run=%s\n", name);
+	if (!strcmp(name, "shell")) {
+		shell();
+	} else {
+		for (s = scripts; s->name && strcmp(s->name, name); s++)
+			;
+		if (s->name)
+			run_script(s);
+		else
+			printf("[init] unknown script '%s'\n", name);
+		printf("=== done ===\n");
+	}
+	fflush(stdout);
+	sync();
+	reboot(RB_POWER_OFF);
+	return 0;
+}

@@ -1,0 +1,103 @@
+# Linux guest for pmuvisor: kernel Image, static perf, initramfs, workloads.
+# Included by the top-level Makefile (BUILD, LINUX_TAR, PYTHON come from there).
+# See docs/linux-guest.md.
+
+LG_DIR      := guest-tests/linux
+LG_OUT      := $(abspath $(BUILD))/linux
+LG_SRC      := $(abspath $(BUILD))/linux-src
+LG_KOBJ     := $(LG_OUT)/kobj
+LG_CROSS    ?= riscv64-linux-gnu-
+LG_JOBS     ?= 2
+LG_KMAKE    := $(MAKE) -C $(LG_SRC) O=$(LG_KOBJ) ARCH=riscv CROSS_COMPILE=$(LG_CROSS)
+LG_CFLAGS   := -O2 -Wall -Wextra -Werror -static
+LG_WLFLAGS  := -nostdlib -static -Wl,--build-id=none
+
+# name:iterations of the no-libc loop workload (analytic counts in the doc)
+LG_LOOPS    := loop-1k:1000 loop-1m:1000000 loop-5m:5000000
+LG_WL_ELFS  := $(foreach l,$(LG_LOOPS),$(LG_OUT)/workloads/$(firstword $(subst :, ,$(l))).elf) \
+	       $(LG_OUT)/workloads/nsleep.elf
+
+.PHONY: linux-guest linux-kernel linux-perf linux-initramfs linux-workloads linux-guest-clean
+linux-guest: $(LG_OUT)/Image $(LG_OUT)/perf $(LG_OUT)/initramfs.cpio $(LG_WL_ELFS)
+linux-kernel: $(LG_OUT)/Image
+linux-perf: $(LG_OUT)/perf
+linux-initramfs: $(LG_OUT)/initramfs.cpio
+linux-workloads: $(LG_WL_ELFS)
+
+# ---- full source tree, extracted once ----
+$(LG_SRC)/.pmuvisor-extracted: $(LINUX_TAR)
+	rm -rf $(LG_SRC) && mkdir -p $(LG_SRC)
+	tar -xJf $(LINUX_TAR) -C $(LG_SRC) --strip-components=1
+	@touch $@
+
+# ---- kernel: tinyconfig + guest.config; rebuilt only when the fragment changes ----
+$(LG_KOBJ)/.config: $(LG_DIR)/guest.config $(LG_SRC)/.pmuvisor-extracted
+	@mkdir -p $(LG_KOBJ)
+	+$(LG_KMAKE) tinyconfig
+	cd $(LG_KOBJ) && $(LG_SRC)/scripts/kconfig/merge_config.sh -m -O $(LG_KOBJ) \
+		$(LG_KOBJ)/.config $(abspath $(LG_DIR)/guest.config)
+	+$(LG_KMAKE) olddefconfig
+	@grep '^CONFIG_.*=' $(LG_DIR)/guest.config | while read -r opt; do \
+		grep -qx "$$opt" $@ || { echo "linux.mk: $$opt did not stick" >&2; rm -f $@; exit 1; }; \
+	done
+
+$(LG_OUT)/Image: $(LG_KOBJ)/.config
+	+$(LG_KMAKE) -j$(LG_JOBS) Image
+	cp $(LG_KOBJ)/arch/riscv/boot/Image $@
+	cp $(LG_KOBJ)/vmlinux $(LG_OUT)/vmlinux
+
+# ---- perf: static, the command line measured in /work/shared/platform.md ----
+LG_PERF_FLAGS := ARCH=riscv CROSS_COMPILE=$(LG_CROSS) LDFLAGS=-static WERROR=0 \
+	NO_LIBELF=1 NO_LIBTRACEEVENT=1 NO_LIBPYTHON=1 NO_LIBPERL=1 NO_SLANG=1 NO_GTK2=1 \
+	NO_LIBNUMA=1 NO_LIBAUDIT=1 NO_LIBUNWIND=1 NO_LIBDW_DWARF_UNWIND=1 NO_LIBBPF=1 NO_JVMTI=1 \
+	NO_LIBCRYPTO=1 NO_LIBZSTD=1 NO_LZMA=1 NO_LIBCAP=1 NO_SHELLCHECK=1 NO_LIBBABELTRACE=1 \
+	NO_DEMANGLE=1 NO_LIBLLVM=1 NO_CAPSTONE=1 NO_LIBPFM4=1
+
+$(LG_OUT)/perf: $(LG_SRC)/.pmuvisor-extracted
+	@mkdir -p $(LG_OUT)
+	+$(MAKE) -C $(LG_SRC)/tools/perf -f Makefile.perf -j$(LG_JOBS) $(LG_PERF_FLAGS) perf
+	$(LG_CROSS)strip -o $@ $(LG_SRC)/tools/perf/perf
+
+# ---- no-libc workloads (unstripped: their symbols locate the loop for IP checks) ----
+define LG_LOOP_RULE
+$(LG_OUT)/workloads/$(1).elf: $(LG_DIR)/workloads/loop.S $(LG_DIR)/linux.mk
+	@mkdir -p $$(dir $$@)
+	$(LG_CROSS)gcc $(LG_WLFLAGS) -DITERATIONS=$(2) -o $$@ $$<
+endef
+$(foreach l,$(LG_LOOPS),$(eval $(call LG_LOOP_RULE,$(firstword $(subst :, ,$(l))),$(lastword $(subst :, ,$(l))))))
+
+$(LG_OUT)/workloads/nsleep.elf: $(LG_DIR)/workloads/nsleep.S
+	@mkdir -p $(dir $@)
+	$(LG_CROSS)gcc $(LG_WLFLAGS) -o $@ $<
+
+# ---- /init ----
+$(LG_OUT)/init: $(LG_DIR)/init.c
+	@mkdir -p $(dir $@)
+	$(LG_CROSS)gcc $(LG_CFLAGS) -o $@ $<
+	$(LG_CROSS)strip $@
+
+# ---- initramfs: newc cpio written by the kernel's gen_init_cpio, no root needed ----
+$(LG_OUT)/gen_init_cpio: $(LG_SRC)/.pmuvisor-extracted
+	@mkdir -p $(dir $@)
+	cc -O2 -o $@ $(LG_SRC)/usr/gen_init_cpio.c
+
+$(LG_OUT)/initramfs.list: $(LG_DIR)/linux.mk
+	@mkdir -p $(dir $@)
+	{ \
+	echo 'dir /dev 0755 0 0'; \
+	echo 'nod /dev/console 0600 0 0 c 5 1'; \
+	echo 'dir /proc 0755 0 0'; \
+	echo 'dir /sys 0755 0 0'; \
+	echo 'dir /tmp 1777 0 0'; \
+	echo 'dir /bin 0755 0 0'; \
+	echo 'file /init $(LG_OUT)/init 0755 0 0'; \
+	echo 'file /bin/perf $(LG_OUT)/perf 0755 0 0'; \
+	$(foreach w,$(LG_WL_ELFS),echo 'file /bin/$(basename $(notdir $(w))) $(w) 0755 0 0';) \
+	} > $@
+
+$(LG_OUT)/initramfs.cpio: $(LG_OUT)/initramfs.list $(LG_OUT)/gen_init_cpio $(LG_OUT)/init \
+			  $(LG_OUT)/perf $(LG_WL_ELFS)
+	$(LG_OUT)/gen_init_cpio $< > $@.tmp && mv $@.tmp $@
+
+linux-guest-clean:
+	rm -rf $(LG_OUT) $(LG_SRC)

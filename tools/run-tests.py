@@ -1,0 +1,392 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
+"""Run pmuvisor's tests and count every check.
+
+1. every executable in build/unit/ (cmocka host unit tests);
+2. every build/bundles/tests/*.bundle booted under QEMU with build/pmuvisor.bin.
+
+Guest images print `TEST PASS|FAIL <image>:<check>` and `TEST DONE <image> <n> passed,
+<m> failed`; the hypervisor prefixes guest lines with `[<guest>] `. Per-config options are
+comment lines in dts/tests/<name>.dts:
+    // test: qemu-args=-icount shift=0 -smp 2    extra QEMU arguments (-smp/-m replace defaults)
+    // test: timeout=120                         seconds before QEMU is killed (default 60)
+    // test: expect-stopped=<guest> <regex>      the guest must be stopped by the hypervisor, with
+                                                 a `pmuvisor: guest <guest> ...` line matching regex
+    // test: expect-summary=<k> ok, <j> failed   the final hypervisor line (default: all ok)
+The last output line is `N passed, M failed`; the exit status is non-zero when M > 0 or when
+nothing ran. Full logs go to build/test-logs/<name>.log.
+"""
+import argparse
+import fnmatch
+import os
+import re
+import shlex
+import struct
+import subprocess
+import sys
+import threading
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+QEMU = os.environ.get("QEMU", "qemu-system-riscv64")
+
+RE_GUEST = re.compile(r"^\[([^\]\s]+)\] ?(.*)$")
+RE_PASS = re.compile(r"TEST PASS (\S+?):(\S+)\s*$")
+RE_FAIL = re.compile(r"TEST FAIL (\S+?):(\S+) (.*)$")
+RE_DONE = re.compile(r"TEST DONE (\S+) (\d+) passed, (\d+) failed")
+RE_SUMMARY = re.compile(r"pmuvisor: all guests stopped: (\d+) ok, (\d+) failed")
+RE_PANIC = re.compile(r"pmuvisor: PANIC")
+
+
+class Results:
+    def __init__(self):
+        self.passed = 0
+        self.failed = 0
+        self.failures = []
+
+    def ok(self, name, verbose=False):
+        self.passed += 1
+        if verbose:
+            print(f"  PASS {name}")
+
+    def fail(self, name, detail):
+        self.failed += 1
+        self.failures.append((name, detail))
+        print(f"  FAIL {name}: {detail}")
+
+
+# ---------------------------------------------------------------- DTB parsing
+def parse_dtb_guests(data):
+    """Return [(guest name, {prop: bytes})] for the children of /guests."""
+    magic, totalsize, off_struct, off_strings = struct.unpack(">IIII", data[:16])
+    if magic != 0xd00dfeed:
+        raise ValueError("not a DTB")
+    strings = data[off_strings:]
+    p = off_struct
+    path = []
+    guests = []
+    cur = None
+    while True:
+        tok = struct.unpack(">I", data[p:p + 4])[0]
+        p += 4
+        if tok == 1:
+            end = data.index(b"\0", p)
+            name = data[p:end].decode()
+            p = (end + 4) & ~3
+            path.append(name)
+            if len(path) == 3 and path[1] == "guests":
+                cur = (name, {})
+                guests.append(cur)
+        elif tok == 2:
+            if len(path) == 3:
+                cur = None
+            path.pop()
+        elif tok == 3:
+            ln, nameoff = struct.unpack(">II", data[p:p + 8])
+            val = data[p + 8:p + 8 + ln]
+            p = (p + 8 + ln + 3) & ~3
+            pname = strings[nameoff:strings.index(b"\0", nameoff)].decode()
+            if cur is not None and len(path) == 3:
+                cur[1][pname] = val
+        elif tok == 4:
+            continue
+        else:
+            break
+    return guests
+
+
+def bundle_guests(bundle):
+    """[(guest, image name)] from a bundle's configuration DTB."""
+    with open(bundle, "rb") as f:
+        data = f.read(1 << 20)
+    out = []
+    for name, props in parse_dtb_guests(data):
+        img = props.get("image", b"").rstrip(b"\0").decode()
+        base = os.path.basename(img)
+        out.append((name, base[:-4] if base.endswith(".bin") else base))
+    return out
+
+
+# ---------------------------------------------------------------- options
+def dts_options(dts):
+    opts = {"qemu-args": [], "timeout": None, "expect-stopped": {}, "expect-summary": None,
+            "skip": None}
+    if not os.path.isfile(dts):
+        return opts
+    with open(dts) as f:
+        for line in f:
+            m = re.match(r"\s*//\s*test:\s*([\w-]+)\s*=\s*(.*?)\s*$", line)
+            if not m:
+                continue
+            key, val = m.group(1), m.group(2)
+            if key == "qemu-args":
+                opts["qemu-args"] += shlex.split(val)
+            elif key == "timeout":
+                opts["timeout"] = float(val)
+            elif key == "expect-stopped":
+                guest, _, rx = val.partition(" ")
+                opts["expect-stopped"][guest] = re.compile(rx.strip() or ".")
+            elif key == "expect-summary":
+                m2 = re.match(r"(\d+) ok, (\d+) failed", val)
+                if not m2:
+                    raise ValueError(f"{dts}: bad expect-summary {val!r}")
+                opts["expect-summary"] = (int(m2.group(1)), int(m2.group(2)))
+            elif key == "skip":
+                opts["skip"] = val
+            else:
+                raise ValueError(f"{dts}: unknown test option {key!r}")
+    return opts
+
+
+def qemu_cmd(hv, bundle, extra):
+    base = {"-M": "virt", "-cpu": "max", "-smp": "2", "-m": "1G"}
+    rest = []
+    i = 0
+    while i < len(extra):
+        a = extra[i]
+        if a in base and i + 1 < len(extra):
+            base[a] = extra[i + 1]
+            i += 2
+            continue
+        rest.append(a)
+        i += 1
+    cmd = [QEMU]
+    for k, v in base.items():
+        cmd += [k, v]
+    cmd += ["-nographic", "-bios", "default", "-kernel", hv, "-initrd", bundle] + rest
+    return cmd
+
+
+# ---------------------------------------------------------------- running
+def run_process(cmd, timeout, log_path, verbose, stop_re=None):
+    """Run cmd, collect output lines; returns (lines, rc, timed_out)."""
+    lines = []
+    with open(log_path, "w") as log:
+        log.write("$ " + " ".join(shlex.quote(c) for c in cmd) + "\n")
+        log.flush()
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL, cwd=REPO)
+        done_at = [None]
+
+        def reader():
+            for raw in iter(proc.stdout.readline, b""):
+                line = raw.decode("utf-8", "replace").rstrip("\r\n").replace("\r", "")
+                lines.append(line)
+                log.write(line + "\n")
+                if verbose:
+                    print("    | " + line, flush=True)
+                if stop_re and stop_re.search(line) and done_at[0] is None:
+                    done_at[0] = time.monotonic()
+
+        t = threading.Thread(target=reader, daemon=True)
+        t.start()
+        deadline = time.monotonic() + timeout
+        timed_out = False
+        while proc.poll() is None:
+            now = time.monotonic()
+            if now > deadline:
+                timed_out = True
+                break
+            # the final line was printed: give QEMU 5 s to power off by itself
+            if done_at[0] is not None and now > done_at[0] + 5:
+                break
+            time.sleep(0.05)
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+        t.join(timeout=5)
+        if timed_out:
+            log.write(f"*** TIMEOUT after {timeout:.0f} s: QEMU killed\n")
+    return lines, proc.returncode, timed_out
+
+
+def last_lines(lines, n=8):
+    return "\n".join("      " + ln for ln in lines[-n:]) or "      (no output)"
+
+
+def run_unit(path, res, args):
+    name = "unit/" + os.path.basename(path)
+    print(f"== {name}")
+    log = os.path.join(args.logs, "unit-" + os.path.basename(path) + ".log")
+    lines, rc, timed_out = run_process([path], args.timeout, log, args.verbose)
+    if timed_out:
+        res.fail(name, f"TIMEOUT after {args.timeout:.0f} s; last lines:\n" + last_lines(lines))
+        return
+    passed = failed = 0
+    summary = False
+    failed_names = []
+    for ln in lines:
+        m = re.search(r"\[  PASSED  \] (\d+) test\(s\)", ln)
+        if m:
+            passed += int(m.group(1))
+            summary = True
+        m = re.search(r"\[  FAILED  \] (\d+) test\(s\)", ln)
+        if m:
+            failed += int(m.group(1))
+            summary = True
+            continue
+        m = re.search(r"\[  (?:FAILED|ERROR)   ?\] (\S+)\s*$", ln)
+        if m and not re.match(r"\d+$", m.group(1)):
+            failed_names.append(m.group(1))
+    for _ in range(passed):
+        res.ok(name, False)
+    if failed:
+        names = list(dict.fromkeys(failed_names)) or ["?"] * failed
+        for i in range(failed):
+            n = names[i] if i < len(names) else "?"
+            ctx = [ln for ln in lines if n in ln and "FAILED" not in ln][-3:] if n != "?" else []
+            res.fail(f"{name}:{n}", "cmocka test failed" +
+                     ("\n" + "\n".join("      " + c for c in ctx) if ctx else ""))
+    if not summary:
+        res.fail(name, f"no cmocka summary (exit status {rc}); last lines:\n" + last_lines(lines))
+    elif rc != 0 and not failed:
+        res.fail(name, f"exit status {rc} with no failed test")
+    print(f"   {passed} passed, {failed} failed")
+
+
+def run_config(bundle, res, args):
+    rel = os.path.relpath(bundle, os.path.join(args.build, "bundles"))
+    cfg = rel[:-len(".bundle")]
+    short = os.path.basename(cfg)
+    dts = os.path.join(REPO, "dts", cfg + ".dts")
+    print(f"== {cfg}")
+    before_p, before_f = res.passed, res.failed
+    try:
+        opts = dts_options(dts)
+        guests = bundle_guests(bundle)
+    except (ValueError, OSError, struct.error) as e:
+        res.fail(cfg, f"cannot read configuration: {e}")
+        return
+    if opts["skip"]:
+        print(f"   skipped: {opts['skip']}")
+        return
+    timeout = opts["timeout"] or args.timeout
+    cmd = qemu_cmd(args.hv, bundle, opts["qemu-args"])
+    log = os.path.join(args.logs, short + ".log")
+    t0 = time.monotonic()
+    lines, rc, timed_out = run_process(cmd, timeout, log, args.verbose, RE_SUMMARY)
+    elapsed = time.monotonic() - t0
+
+    per_guest = {g: {"pass": 0, "fail": 0, "done": None, "hv": []} for g, _ in guests}
+    summary = None
+    for ln in lines:
+        m = RE_GUEST.match(ln)
+        if m and m.group(1) in per_guest:
+            g, text = m.group(1), m.group(2)
+            pg = per_guest[g]
+            mp, mf, md = RE_PASS.search(text), RE_FAIL.search(text), RE_DONE.search(text)
+            if mp:
+                pg["pass"] += 1
+                res.ok(f"{cfg}/{g}:{mp.group(1)}:{mp.group(2)}", args.verbose)
+            elif mf:
+                pg["fail"] += 1
+                res.fail(f"{cfg}/{g}:{mf.group(1)}:{mf.group(2)}", mf.group(3))
+            elif md:
+                pg["done"] = (md.group(1), int(md.group(2)), int(md.group(3)))
+            continue
+        if RE_PANIC.search(ln):
+            res.fail(f"{cfg}:hypervisor", "hypervisor panic: " + ln)
+        m = re.match(r"pmuvisor: guest (\S+) (.*)$", ln)
+        if m and m.group(1) in per_guest:
+            per_guest[m.group(1)]["hv"].append(ln)
+        m = RE_SUMMARY.search(ln)
+        if m:
+            summary = (int(m.group(1)), int(m.group(2)))
+
+    if timed_out:
+        res.fail(f"{cfg}:run", f"TIMEOUT after {timeout:.0f} s; last lines:\n" + last_lines(lines))
+
+    for g, image in guests:
+        pg = per_guest[g]
+        hv = pg["hv"]
+        stop_rx = opts["expect-stopped"].get(g)
+        name = f"{cfg}/{g}"
+        if stop_rx is not None:
+            stops = [ln for ln in hv if re.search(r" stopped: ", ln)]
+            if any(stop_rx.search(ln) for ln in stops):
+                res.ok(f"{name}:stopped-by-hypervisor", args.verbose)
+            else:
+                res.fail(f"{name}:stopped-by-hypervisor",
+                         f"expected a stop line matching /{stop_rx.pattern}/, got: " +
+                         ("; ".join(hv) if hv else "no hypervisor line for this guest"))
+            continue
+        done = pg["done"]
+        if done is None:
+            res.fail(f"{name}:done", f"{image}: no TEST DONE line" +
+                     (f" (hypervisor: {'; '.join(hv)})" if hv else ""))
+        elif done[1] != pg["pass"] or done[2] != pg["fail"]:
+            res.fail(f"{name}:done", f"TEST DONE {done[0]} says {done[1]} passed, {done[2]} failed "
+                     f"but {pg['pass']} PASS and {pg['fail']} FAIL lines were seen")
+        elif done[0] != image:
+            res.fail(f"{name}:done", f"TEST DONE names image {done[0]}, configured {image}")
+        else:
+            res.ok(f"{name}:done", args.verbose)
+        want = "shutdown (reason=failure)" if pg["fail"] else "shutdown (reason=none)"
+        if any(ln.endswith(want) for ln in hv):
+            res.ok(f"{name}:shutdown", args.verbose)
+        else:
+            res.fail(f"{name}:shutdown", f"expected 'pmuvisor: guest {g} {want}', got: " +
+                     ("; ".join(hv) if hv else "no hypervisor line for this guest"))
+
+    want = opts["expect-summary"] or (len(guests), 0)
+    if summary == want:
+        res.ok(f"{cfg}:summary", args.verbose)
+    elif not timed_out or summary is not None:
+        res.fail(f"{cfg}:summary", f"expected 'all guests stopped: {want[0]} ok, {want[1]} failed'"
+                 f", got " + (f"{summary[0]} ok, {summary[1]} failed" if summary else "no summary"
+                              f" line (QEMU exit status {rc}); last lines:\n" + last_lines(lines)))
+    print(f"   {res.passed - before_p} passed, {res.failed - before_f} failed "
+          f"({elapsed:.1f} s, log {os.path.relpath(log, REPO)})")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("-k", dest="pattern", help="run only tests whose name contains PATTERN "
+                    "(or matches it as a glob), e.g. -k hsm, -k 'unit/*'")
+    ap.add_argument("-v", dest="verbose", action="store_true", help="stream logs")
+    ap.add_argument("--timeout", type=float, default=60, help="default per-test timeout (s)")
+    ap.add_argument("--build", default=os.path.join(REPO, "build"))
+    ap.add_argument("--no-unit", action="store_true", help="skip host unit tests")
+    ap.add_argument("--no-qemu", action="store_true", help="skip QEMU tests")
+    args = ap.parse_args()
+    args.hv = os.path.join(args.build, "pmuvisor.bin")
+    args.logs = os.path.join(args.build, "test-logs")
+    os.makedirs(args.logs, exist_ok=True)
+
+    def selected(name):
+        if not args.pattern:
+            return True
+        return args.pattern in name or fnmatch.fnmatch(name, args.pattern)
+
+    res = Results()
+    ran = 0
+    unit_dir = os.path.join(args.build, "unit")
+    if not args.no_unit and os.path.isdir(unit_dir):
+        for f in sorted(os.listdir(unit_dir)):
+            p = os.path.join(unit_dir, f)
+            if os.path.isfile(p) and os.access(p, os.X_OK) and selected("unit/" + f):
+                run_unit(p, res, args)
+                ran += 1
+    bdir = os.path.join(args.build, "bundles", "tests")
+    if not args.no_qemu:
+        bundles = sorted(os.path.join(bdir, f) for f in os.listdir(bdir)
+                         if f.endswith(".bundle")) if os.path.isdir(bdir) else []
+        bundles = [b for b in bundles if selected("tests/" + os.path.basename(b)[:-7])]
+        if bundles and not os.path.isfile(args.hv):
+            res.fail("hypervisor", f"{os.path.relpath(args.hv, REPO)} not built (make hv)")
+        else:
+            for b in bundles:
+                run_config(b, res, args)
+                ran += 1
+    if res.failures:
+        print(f"\n{len(res.failures)} failure(s):")
+        for name, detail in res.failures:
+            print(f"  {name}: {detail}")
+    if ran == 0:
+        print("nothing ran" + (f" (no test matches {args.pattern!r})" if args.pattern else ""))
+    print(f"{res.passed} passed, {res.failed} failed")
+    return 1 if res.failed or ran == 0 else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+#include <string.h>
+#include "fake_host.h"
+#include "sbi_spec.h"
+#include "vpmu_host.h"
+#include "vpmu_phys.h"
+
+struct fake_host fake;
+uint8_t fake_ram[FAKE_RAM_SIZE];
+
+void fake_reset(void)
+{
+	memset(&fake, 0, sizeof(fake));
+	fake.available = 1;
+	fake.num_hw = 19;
+	fake.hw_mask = 0x7fffd; /* 0, 2, 3..18 */
+	fake.prog_width = 64;
+	fake.num_host_fw = 16;
+	fake.prog_cycles_count = false;
+	fake.cycles_map = 0x7fff8;
+	/* OpenSBI leaves mcycle and minstret running from boot */
+	fake.c[0].configured = fake.c[2].configured = true;
+	fake.c[0].running = fake.c[2].running = true;
+	fake.c[0].event_idx = 0x1;
+	fake.c[2].event_idx = 0x2;
+	memset(fake_ram, 0, sizeof(fake_ram));
+}
+
+static uint64_t pmask(unsigned int p)
+{
+	unsigned int w = p < 3 ? 64 : fake.prog_width;
+	return w >= 64 ? ~0ULL : (1ULL << w) - 1;
+}
+
+static bool counts(unsigned int p)
+{
+	const struct fake_pctr *c = &fake.c[p];
+
+	if (!c->configured || !c->running)
+		return false;
+	if (c->event_idx == 0x1 && p >= 3)
+		return fake.prog_cycles_count;
+	return true;
+}
+
+void fake_advance(uint64_t n)
+{
+	unsigned int p;
+
+	for (p = 0; p < FAKE_NCTR; p++)
+		if (counts(p))
+			fake.c[p].value = (fake.c[p].value + n) & pmask(p);
+}
+
+bool fake_busy(unsigned int p)
+{
+	return p >= 3 && fake.c[p].configured;
+}
+
+static bool exists(unsigned int p)
+{
+	return p < fake.num_hw && ((fake.hw_mask >> p) & 1);
+}
+
+/* ---- vpmu_phys.h ---- */
+
+int vpmu_phys_available(void)
+{
+	return fake.available;
+}
+
+unsigned long vpmu_phys_num_counters(void)
+{
+	return fake.num_hw + fake.num_host_fw;
+}
+
+struct sbi_ret vpmu_phys_counter_info(unsigned long idx)
+{
+	struct sbi_ret r = {SBI_SUCCESS, 0};
+
+	if (idx >= fake.num_hw + fake.num_host_fw) {
+		r.error = SBI_ERR_INVALID_PARAM;
+	} else if (idx >= fake.num_hw) {
+		r.value = SBI_PMU_CTR_INFO_FW | (63UL << 12);
+	} else if (!exists((unsigned int)idx)) {
+		r.error = SBI_ERR_INVALID_PARAM;
+	} else {
+		unsigned long w = idx < 3 ? 63 : fake.prog_width - 1;
+		r.value = (0xc00 + idx) | (w << 12);
+	}
+	return r;
+}
+
+static bool host_knows(unsigned int p, unsigned long ev, uint64_t data)
+{
+	switch (ev) {
+	case 0x1:
+		return p == 0 || ((fake.cycles_map >> p) & 1);
+	case 0x2:
+		return p == 2 || p >= 3;
+	case 0x10019:
+	case 0x1001b:
+	case 0x10021:
+		return p >= 3;
+	case 0x20000:
+		return p >= 3 && data == FAKE_RAW_OK;
+	case 0x30000:
+		return p >= 3 && data == FAKE_RAW2_OK;
+	default:
+		return false;
+	}
+}
+
+struct sbi_ret vpmu_phys_config(unsigned int idx, unsigned long host_flags,
+				unsigned long event_idx, uint64_t event_data)
+{
+	struct sbi_ret r = {SBI_SUCCESS, idx};
+
+	fake.n_config++;
+	if (!exists(idx)) {
+		r.error = SBI_ERR_INVALID_PARAM;
+		return r;
+	}
+	if (idx >= 3 && fake.c[idx].configured) {
+		r.error = SBI_ERR_NOT_SUPPORTED;
+		return r;
+	}
+	if (!host_knows(idx, event_idx, event_data)) {
+		/* OpenSBI: cycles/instret fall back to their fixed counter */
+		if (event_idx == 0x1 || event_idx == 0x2)
+			r.value = event_idx == 0x1 ? 0 : 2;
+		else {
+			r.error = SBI_ERR_INVALID_PARAM; /* OpenSBI's answer to unknown events */
+			return r;
+		}
+	}
+	fake.c[r.value].configured = true;
+	fake.c[r.value].running = false;
+	fake.c[r.value].event_idx = event_idx;
+	fake.c[r.value].event_data = event_data;
+	fake.c[r.value].flags = host_flags;
+	return r;
+}
+
+long vpmu_phys_start(unsigned int idx, uint64_t value)
+{
+	fake.n_start++;
+	if (fake.fail_start)
+		return SBI_ERR_FAILED;
+	if (idx >= FAKE_NCTR || !fake.c[idx].configured)
+		return SBI_ERR_INVALID_PARAM;
+	if (fake.c[idx].running)
+		return SBI_ERR_ALREADY_STARTED;
+	fake.c[idx].value = value & pmask(idx);
+	fake.c[idx].running = true;
+	return SBI_SUCCESS;
+}
+
+long vpmu_phys_stop(unsigned int idx, int reset)
+{
+	long err = SBI_SUCCESS;
+
+	fake.n_stop++;
+	if (idx >= FAKE_NCTR || !fake.c[idx].configured)
+		return SBI_ERR_INVALID_PARAM;
+	if (fake.c[idx].running)
+		fake.c[idx].running = false;
+	else
+		err = SBI_ERR_ALREADY_STOPPED;
+	if (reset && idx >= 3)
+		fake.c[idx].configured = false;
+	return err;
+}
+
+uint64_t vpmu_phys_read(unsigned int idx)
+{
+	return idx < FAKE_NCTR ? fake.c[idx].value : 0;
+}
+
+void vpmu_phys_set_counteren(unsigned long bits)
+{
+	fake.counteren = (fake.counteren & 2) | (bits & 0xffffffffUL & ~2UL);
+}
+
+int vpmu_phys_event_counts(unsigned int idx, unsigned long event_idx)
+{
+	struct sbi_ret r = vpmu_phys_config(idx, 0, event_idx, 0);
+	uint64_t before;
+	bool ok;
+
+	if (r.error)
+		return -1;
+	if (r.value != idx) {
+		if (r.value >= 3)
+			vpmu_phys_stop((unsigned int)r.value, 1);
+		return -1;
+	}
+	vpmu_phys_start(idx, 0);
+	before = fake.c[idx].value;
+	fake_advance(100);
+	ok = fake.c[idx].value != before;
+	vpmu_phys_stop(idx, 1);
+	fake.c[idx].value = 0;
+	return ok;
+}
+
+/* ---- vpmu_host.h ---- */
+
+static bool in_ram(uint64_t gpa, size_t len)
+{
+	return gpa >= FAKE_RAM_BASE && len <= FAKE_RAM_SIZE &&
+	       gpa - FAKE_RAM_BASE <= FAKE_RAM_SIZE - len;
+}
+
+int vpmu_host_read_guest(struct vpmu *v, uint64_t gpa, void *dst, size_t len)
+{
+	(void)v;
+	if (!in_ram(gpa, len))
+		return -1;
+	memcpy(dst, fake_ram + (gpa - FAKE_RAM_BASE), len);
+	return 0;
+}
+
+int vpmu_host_write_guest(struct vpmu *v, uint64_t gpa, const void *src, size_t len)
+{
+	(void)v;
+	if (!in_ram(gpa, len))
+		return -1;
+	memcpy(fake_ram + (gpa - FAKE_RAM_BASE), src, len);
+	return 0;
+}
+
+struct vpmu *vcpu_vpmu(struct vcpu *vcpu)
+{
+	return &vcpu->vpmu;
+}
+
+void hv_printf(const char *fmt, ...)
+{
+	(void)fmt;
+}

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Fakes for vpmu unit tests and fuzzing: a physical PMU that behaves like
+ * OpenSBI 1.5 on QEMU 10 `virt` (16 programmable counters, cycles only on
+ * counter 0, fixed-counter fallback), guest RAM, vcpu_vpmu and hv_printf.
+ */
+#ifndef VPMU_TEST_FAKE_HOST_H
+#define VPMU_TEST_FAKE_HOST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "vpmu.h"
+
+struct vcpu {
+	struct vpmu vpmu;
+};
+
+#define FAKE_NCTR     32
+#define FAKE_RAM_BASE 0x80000000UL
+#define FAKE_RAM_SIZE (64UL * 1024)
+
+/* Raw events the fake host knows (event_data of type 2 / type 3) */
+#define FAKE_RAW_OK  0x1234UL
+#define FAKE_RAW2_OK 0x3ffffffffffff00UL /* 58 bits */
+
+struct fake_pctr {
+	bool configured;
+	bool running;
+	uint64_t value;
+	unsigned long event_idx;
+	uint64_t event_data;
+	unsigned long flags;
+};
+
+struct fake_host {
+	int available;
+	unsigned int num_hw;	  /* host hardware counters 0..num_hw-1 */
+	uint32_t hw_mask;	  /* which of them exist (bit 1 never) */
+	unsigned int prog_width;  /* bits of programmable counters */
+	unsigned int num_host_fw; /* host firmware counters after them */
+	bool prog_cycles_count;	  /* false: QEMU, cycles on 3.. read 0 */
+	uint32_t cycles_map;	  /* programmable counters the host maps cycles to */
+	struct fake_pctr c[FAKE_NCTR];
+	unsigned long counteren;
+	/* statistics */
+	unsigned int n_config, n_start, n_stop;
+	int fail_start; /* force vpmu_phys_start errors */
+};
+
+extern struct fake_host fake;
+extern uint8_t fake_ram[FAKE_RAM_SIZE];
+
+/* QEMU 10 virt + OpenSBI 1.5 defaults; clears RAM */
+void fake_reset(void);
+/* Guest executes n events: every running counter that counts advances */
+void fake_advance(uint64_t n);
+/* Is physical counter p configured with anything? */
+bool fake_busy(unsigned int p);
+
+#endif

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Virtual PMU: the SBI PMU extension (EID 0x504D55) for guests, backed by
+ * the host SBI PMU. Hypervisor-independent: it reaches the machine only
+ * through vpmu_phys.h (physical counters) and vpmu_host.h (guest memory).
+ * Design and conformance table: docs/vpmu.md.
+ *
+ * Guest-visible counter layout (virtual counter index = physical counter
+ * index for hardware counters, so that a guest CSR read can be direct):
+ *   0            cycle   (as the host reports it)
+ *   1            time    (not a PMU counter: counter_get_info says invalid)
+ *   2            instret
+ *   3..H-1       the host's programmable counters (holes stay invalid)
+ *   H..H+21      22 firmware counters, any of them can count any of the 22
+ *                standard SBI_PMU_FW_* events (64 bits, CSR field 0)
+ */
+#ifndef VPMU_VPMU_H
+#define VPMU_VPMU_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define VPMU_MAX_HW	  32 /* CSRs 0xC00..0xC1F */
+#define VPMU_NUM_FW	  22 /* SBI_PMU_FW_MAX: one firmware counter per standard event */
+#define VPMU_MAX_COUNTERS (VPMU_MAX_HW + VPMU_NUM_FW)
+
+/* Per-counter state machine; vpmu.c changes it in one transition function */
+enum vpmu_ctr_state {
+	VPMU_CTR_UNCONFIGURED = 0, /* no event; start/fw_read refuse it */
+	VPMU_CTR_CONFIGURED,	   /* an event is mapped, counter stopped */
+	VPMU_CTR_STARTED,	   /* counting */
+};
+
+struct vpmu_ctr {
+	uint8_t state;	     /* enum vpmu_ctr_state */
+	int8_t phys;	     /* physical counter it is loaded on, -1 if none */
+	uint8_t synced;	     /* loaded, and the physical value equals the virtual one */
+	uint32_t event_idx;  /* valid unless UNCONFIGURED */
+	uint64_t event_data;
+	unsigned long flags; /* the guest's config_matching filter flags (bits 3..7) */
+	uint64_t value;	     /* virtual value; live in the physical counter while STARTED and loaded */
+};
+
+struct vpmu {
+	struct vpmu_ctr ctr[VPMU_MAX_COUNTERS];
+	/* Overflowed counters, bit = counter index (Sscofpmf; filled by a later issue) */
+	uint64_t overflow;
+	uint64_t shmem_gpa; /* snapshot area, valid if shmem_set */
+	bool shmem_set;
+	bool loaded; /* between vpmu_vcpu_load and vpmu_vcpu_put on this hart */
+};
+
+/* ---- called by the core ---- */
+
+/* Boot hart, once, before any vCPU runs: probe the host PMU */
+void vpmu_global_init(void);
+/* Whether guests are offered the PMU extension (host has SBI PMU) */
+bool vpmu_available(void);
+void vpmu_vcpu_init(struct vpmu *v);
+/* Guest reboot/stop: release every counter, forget the snapshot area */
+void vpmu_vcpu_reset(struct vpmu *v);
+/* At the vCPU switch point on its hart: put stops+saves+releases, load restores */
+void vpmu_vcpu_load(struct vpmu *v);
+void vpmu_vcpu_put(struct vpmu *v);
+/*
+ * hcounteren bits for the PMU counters (never bit 1, TM: the core owns it).
+ * vpmu itself writes them through vpmu_phys_set_counteren() after load, put
+ * and every PMU call; this is the value it writes.
+ */
+unsigned long vpmu_hcounteren(const struct vpmu *v);
+/* Emulated read of CSR 0xC00..0xC1F: 0 with *val, -1 if not a configured counter */
+int vpmu_csr_read(struct vpmu *v, unsigned int csr, unsigned long *val);
+/* Count one SBI_PMU_FW_* event (only counters that are started count it) */
+void vpmu_fw_event(struct vpmu *v, unsigned int fw_event);
+
+/* ---- the SBI PMU functions (vpmu_ecall.c unpacks registers into these) ---- */
+struct sbi_ret;
+struct sbi_ret vpmu_num_counters(struct vpmu *v);
+struct sbi_ret vpmu_counter_get_info(struct vpmu *v, unsigned long counter_idx);
+struct sbi_ret vpmu_counter_config_matching(struct vpmu *v, unsigned long counter_idx_base,
+					    unsigned long counter_idx_mask,
+					    unsigned long config_flags, unsigned long event_idx,
+					    uint64_t event_data);
+struct sbi_ret vpmu_counter_start(struct vpmu *v, unsigned long counter_idx_base,
+				  unsigned long counter_idx_mask, unsigned long start_flags,
+				  uint64_t initial_value);
+struct sbi_ret vpmu_counter_stop(struct vpmu *v, unsigned long counter_idx_base,
+				 unsigned long counter_idx_mask, unsigned long stop_flags);
+struct sbi_ret vpmu_counter_fw_read(struct vpmu *v, unsigned long counter_idx);
+struct sbi_ret vpmu_counter_fw_read_hi(struct vpmu *v, unsigned long counter_idx);
+struct sbi_ret vpmu_snapshot_set_shmem(struct vpmu *v, unsigned long shmem_phys_lo,
+				       unsigned long shmem_phys_hi, unsigned long flags);
+struct sbi_ret vpmu_event_get_info(struct vpmu *v, unsigned long shmem_phys_lo,
+				   unsigned long shmem_phys_hi, unsigned long num_entries,
+				   unsigned long flags);
+
+/* ---- introspection (tests, debugging) ---- */
+unsigned int vpmu_num_hw(void);	      /* H: first firmware counter index */
+unsigned int vpmu_num_total(void);    /* H + 22, what NUM_COUNTERS returns */
+uint32_t vpmu_hw_valid_mask(void);    /* usable hardware counters */
+bool vpmu_prog_counts(int instret);   /* boot probe: programmable counters count cycles/instret */
+uint64_t vpmu_ctr_value(struct vpmu *v, unsigned int idx); /* current virtual value */
+
+#endif

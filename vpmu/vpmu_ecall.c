@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Guest SBI PMU extension: a thin adapter from the guest's registers to the
+ * vpmu_* functions (all logic lives in vpmu.c).
+ */
+#include "core/sbi.h"
+#include "vpmu.h"
+#include "vpmu_host.h"
+
+static struct sbi_ret pmu_handler(struct vcpu *vcpu, unsigned long eid, unsigned long fid,
+				  const unsigned long args[6])
+{
+	struct vpmu *v = vcpu_vpmu(vcpu);
+	struct sbi_ret ret = {SBI_ERR_NOT_SUPPORTED, 0};
+
+	(void)eid;
+	if (!vpmu_available())
+		return ret;
+	switch (fid) {
+	case SBI_EXT_PMU_NUM_COUNTERS:
+		return vpmu_num_counters(v);
+	case SBI_EXT_PMU_COUNTER_GET_INFO:
+		return vpmu_counter_get_info(v, args[0]);
+	case SBI_EXT_PMU_COUNTER_CFG_MATCH:
+		/* RV64: event_data is a4 alone (a5 is its upper half on RV32) */
+		return vpmu_counter_config_matching(v, args[0], args[1], args[2], args[3], args[4]);
+	case SBI_EXT_PMU_COUNTER_START:
+		return vpmu_counter_start(v, args[0], args[1], args[2], args[3]);
+	case SBI_EXT_PMU_COUNTER_STOP:
+		return vpmu_counter_stop(v, args[0], args[1], args[2]);
+	case SBI_EXT_PMU_COUNTER_FW_READ:
+		return vpmu_counter_fw_read(v, args[0]);
+	case SBI_EXT_PMU_COUNTER_FW_READ_HI:
+		return vpmu_counter_fw_read_hi(v, args[0]);
+	case SBI_EXT_PMU_SNAPSHOT_SET_SHMEM:
+		return vpmu_snapshot_set_shmem(v, args[0], args[1], args[2]);
+	case SBI_EXT_PMU_EVENT_GET_INFO:
+		return vpmu_event_get_info(v, args[0], args[1], args[2], args[3]);
+	default:
+		return ret;
+	}
+}
+
+static long pmu_probe(struct vcpu *vcpu)
+{
+	(void)vcpu;
+	return vpmu_available() ? 1 : 0;
+}
+
+const struct sbi_ext sbi_ext_pmu = {
+	.eid_min = SBI_EXT_PMU,
+	.eid_max = SBI_EXT_PMU,
+	.name = "pmu",
+	.handler = pmu_handler,
+	.probe = pmu_probe,
+};

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * What vpmu needs from the hypervisor core (implemented by the core, and by
+ * fakes in vpmu/test/).
+ */
+#ifndef VPMU_VPMU_HOST_H
+#define VPMU_VPMU_HOST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct vpmu;
+struct vcpu;
+
+/*
+ * Copy between guest-physical memory of the vCPU owning v and the
+ * hypervisor. Return 0, or -1 (nothing need be copied) if any byte of
+ * [gpa, gpa + len) is outside the guest's RAM. The core walks the G-stage
+ * mapping.
+ */
+int vpmu_host_read_guest(struct vpmu *v, uint64_t gpa, void *dst, size_t len);
+int vpmu_host_write_guest(struct vpmu *v, uint64_t gpa, const void *src, size_t len);
+
+/* The vpmu embedded in a vCPU (&vcpu->vpmu) */
+struct vpmu *vcpu_vpmu(struct vcpu *vcpu);
+
+/* Console output of the core (%d %u %x %lx %s) */
+extern void hv_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

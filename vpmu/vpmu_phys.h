@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Physical PMU backend of vpmu: one hart's counters, reached through the
+ * host SBI PMU. phys_sbi.c is the real one (OpenSBI below HS-mode);
+ * vpmu/test/fake_host.c simulates it for unit tests and fuzzing.
+ *
+ * Every function acts on exactly one physical counter of the calling hart.
+ */
+#ifndef VPMU_VPMU_PHYS_H
+#define VPMU_VPMU_PHYS_H
+
+#include <stdint.h>
+#include "sbi_spec.h"
+
+/* 1 if the host SBI implements the PMU extension */
+int vpmu_phys_available(void);
+/* Host NUM_COUNTERS (0 on error) */
+unsigned long vpmu_phys_num_counters(void);
+/* Host COUNTER_GET_INFO */
+struct sbi_ret vpmu_phys_counter_info(unsigned long idx);
+/*
+ * Configure event_idx/event_data on physical counter idx only, with these
+ * host config flags (filter bits only; never SKIP_MATCH, CLEAR_VALUE or
+ * AUTO_START). On success .value is the counter the host chose: normally
+ * idx, but a host may fall back to a fixed counter (0 or 2) for cycles or
+ * instret, which the caller must then undo. The chosen counter is left
+ * stopped and its value is not changed.
+ */
+struct sbi_ret vpmu_phys_config(unsigned int idx, unsigned long host_flags,
+				unsigned long event_idx, uint64_t event_data);
+/* Start a configured counter with this initial value: an SBI error code */
+long vpmu_phys_start(unsigned int idx, uint64_t value);
+/* Stop it (error ALREADY_STOPPED is fine); reset != 0 also releases it */
+long vpmu_phys_stop(unsigned int idx, int reset);
+/* Current value of the counter's CSR */
+uint64_t vpmu_phys_read(unsigned int idx);
+/* hcounteren := (hcounteren & TM) | (bits & ~TM) */
+void vpmu_phys_set_counteren(unsigned long bits);
+/*
+ * Boot probe: configure event_idx on idx with no filter, run a short loop,
+ * release. 1 if the counter advanced, 0 if it stayed still, -1 if the host
+ * refused the event on idx.
+ */
+int vpmu_phys_event_counts(unsigned int idx, unsigned long event_idx);
+
+#endif
