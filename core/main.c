@@ -80,17 +80,23 @@ static void banner(const void *fdt)
 	hv_printf("\n");
 }
 
+static void reserve(uint64_t base, uint64_t size)
+{
+	if (mm_reserve(&host_mm, base, size))
+		hv_panic("too many reserved memory ranges");
+}
+
 static void reserve_memory(const void *fdt)
 {
 	mm_init(&host_mm, host.mem.base, host.mem.size);
 	for (unsigned int i = 0; i < host.nr_resv; i++)
-		mm_reserve(&host_mm, host.resv[i].base, host.resv[i].size);
+		reserve(host.resv[i].base, host.resv[i].size);
 	/* OpenSBI's own region is reserved in the DT on QEMU, but be safe */
-	mm_reserve(&host_mm, host.mem.base, (uintptr_t)_hv_start - host.mem.base);
-	mm_reserve(&host_mm, (uintptr_t)_hv_start, (uintptr_t)_hv_end - (uintptr_t)_hv_start);
-	mm_reserve(&host_mm, (uintptr_t)fdt, fdt_totalsize(fdt));
+	reserve(host.mem.base, (uintptr_t)_hv_start - host.mem.base);
+	reserve((uintptr_t)_hv_start, (uintptr_t)_hv_end - (uintptr_t)_hv_start);
+	reserve((uintptr_t)fdt, fdt_totalsize(fdt));
 	if (host.initrd_end > host.initrd_start)
-		mm_reserve(&host_mm, host.initrd_start, host.initrd_end - host.initrd_start);
+		reserve(host.initrd_start, host.initrd_end - host.initrd_start);
 }
 
 static struct hart *hart_by_id(unsigned long hartid)

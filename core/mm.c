@@ -13,6 +13,8 @@ int mm_reserve(struct mm *mm, uint64_t base, uint64_t size)
 {
 	uint64_t end = base + size;
 
+	if (!size)
+		return 0;
 	if (end < base)
 		end = UINT64_MAX;
 	for (unsigned int i = 0; i < mm->nr; i++) {
@@ -59,9 +61,8 @@ uint64_t mm_alloc(struct mm *mm, uint64_t size, uint64_t align)
 			best_addr = a;
 		}
 	}
-	if (best < 0)
+	if (best < 0 || mm_reserve(mm, best_addr, size))
 		return 0;
-	mm_reserve(mm, best_addr, size);
 	return best_addr;
 }
 

@@ -26,8 +26,12 @@ static void put_num(struct out *o, unsigned long long v, unsigned int base, bool
 		tmp[n++] = digits[v % base];
 		v /= base;
 	} while (v);
-	if (neg)
+	if (neg && pad == '0') { /* "-0042": the sign goes before zero padding */
+		put(o, '-');
+		width--;
+	} else if (neg) {
 		tmp[n++] = '-';
+	}
 	while (width-- > n)
 		put(o, pad);
 	while (n)

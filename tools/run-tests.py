@@ -164,8 +164,9 @@ def run_process(cmd, timeout, log_path, verbose, stop_re=None):
     with open(log_path, "w") as log:
         log.write("$ " + " ".join(shlex.quote(c) for c in cmd) + "\n")
         log.flush()
+        # cwd: anything a test writes (e.g. fuzzer artifacts) lands beside the logs
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL, cwd=REPO)
+                                stdin=subprocess.DEVNULL, cwd=os.path.dirname(log_path))
         done_at = [None]
 
         def reader():
@@ -196,7 +197,7 @@ def run_process(cmd, timeout, log_path, verbose, stop_re=None):
         proc.wait()
         t.join(timeout=5)
         if timed_out:
-            log.write(f"*** TIMEOUT after {timeout:.0f} s: QEMU killed\n")
+            log.write(f"*** TIMEOUT after {timeout:g} s: QEMU killed\n")
     return lines, proc.returncode, timed_out
 
 
@@ -204,13 +205,47 @@ def last_lines(lines, n=8):
     return "\n".join("      " + ln for ln in lines[-n:]) or "      (no output)"
 
 
+def is_fuzzer(path):
+    try:
+        with open(path, "rb") as f:
+            return b"LLVMFuzzerTestOneInput" in f.read()
+    except OSError:
+        return False
+
+
+def run_fuzzer(path, res, args):
+    """libFuzzer target: replay its corpus (<name>_corpus/), then fuzz briefly."""
+    name = "unit/" + os.path.basename(path)
+    print(f"== {name} (libFuzzer)")
+    corpus = path + "_corpus"
+    runs = []
+    if os.path.isdir(corpus):
+        # -runs=0: execute every corpus input once, add nothing to the corpus
+        runs.append(("corpus", [path, "-runs=0", f"-artifact_prefix={args.logs}/", corpus]))
+    runs.append(("fuzz", [path, "-runs=20000", "-max_total_time=20", "-seed=1",
+                          f"-artifact_prefix={args.logs}/"]))
+    for what, cmd in runs:
+        log = os.path.join(args.logs, f"unit-{os.path.basename(path)}-{what}.log")
+        lines, rc, timed_out = run_process(cmd, args.timeout, log, args.verbose)
+        if timed_out:
+            res.fail(f"{name}:{what}", f"TIMEOUT after {args.timeout:g} s")
+        elif rc != 0:
+            res.fail(f"{name}:{what}", f"exit status {rc}; log {os.path.relpath(log, REPO)}; "
+                     "last lines:\n" + last_lines([ln for ln in lines if ln.strip()], 12))
+        else:
+            res.ok(f"{name}:{what}", args.verbose)
+
+
 def run_unit(path, res, args):
+    if is_fuzzer(path):
+        run_fuzzer(path, res, args)
+        return
     name = "unit/" + os.path.basename(path)
     print(f"== {name}")
     log = os.path.join(args.logs, "unit-" + os.path.basename(path) + ".log")
     lines, rc, timed_out = run_process([path], args.timeout, log, args.verbose)
     if timed_out:
-        res.fail(name, f"TIMEOUT after {args.timeout:.0f} s; last lines:\n" + last_lines(lines))
+        res.fail(name, f"TIMEOUT after {args.timeout:g} s; last lines:\n" + last_lines(lines))
         return
     passed = failed = 0
     summary = False
@@ -294,7 +329,7 @@ def run_config(bundle, res, args):
             summary = (int(m.group(1)), int(m.group(2)))
 
     if timed_out:
-        res.fail(f"{cfg}:run", f"TIMEOUT after {timeout:.0f} s; last lines:\n" + last_lines(lines))
+        res.fail(f"{cfg}:run", f"TIMEOUT after {timeout:g} s; last lines:\n" + last_lines(lines))
 
     for g, image in guests:
         pg = per_guest[g]

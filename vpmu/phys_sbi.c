@@ -16,6 +16,10 @@
 
 #define HOST_CFG_FILTERS 0xf8UL /* VUINH..MINH */
 #define HCOUNTEREN_TM	 (1UL << 1)
+/* Boot probe: count only HS-mode, so that mode filtering is exercised */
+#define PROBE_FLAGS                                                                                \
+	(SBI_PMU_CFG_FLAG_SET_UINH | SBI_PMU_CFG_FLAG_SET_VSINH | SBI_PMU_CFG_FLAG_SET_VUINH |     \
+	 SBI_PMU_CFG_FLAG_SET_MINH)
 
 static struct sbi_ret pmu_call(unsigned long fid, unsigned long a0, unsigned long a1,
 			       unsigned long a2, unsigned long a3, unsigned long a4)
@@ -25,8 +29,8 @@ static struct sbi_ret pmu_call(unsigned long fid, unsigned long a0, unsigned lon
 
 int vpmu_phys_available(void)
 {
-	struct sbi_ret r = sbi_ecall(SBI_EXT_BASE, SBI_EXT_BASE_PROBE_EXT, SBI_EXT_PMU, 0, 0, 0,
-				     0, 0);
+	struct sbi_ret r =
+		sbi_ecall(SBI_EXT_BASE, SBI_EXT_BASE_PROBE_EXT, SBI_EXT_PMU, 0, 0, 0, 0, 0);
 
 	return r.error == SBI_SUCCESS && r.value != 0;
 }
@@ -43,8 +47,8 @@ struct sbi_ret vpmu_phys_counter_info(unsigned long idx)
 	return pmu_call(SBI_EXT_PMU_COUNTER_GET_INFO, idx, 0, 0, 0, 0);
 }
 
-struct sbi_ret vpmu_phys_config(unsigned int idx, unsigned long host_flags,
-				unsigned long event_idx, uint64_t event_data)
+struct sbi_ret vpmu_phys_config(unsigned int idx, unsigned long host_flags, unsigned long event_idx,
+				uint64_t event_data)
 {
 	struct sbi_ret r = pmu_call(SBI_EXT_PMU_COUNTER_CFG_MATCH, idx, 1,
 				    host_flags & HOST_CFG_FILTERS, event_idx, event_data);
@@ -70,8 +74,7 @@ long vpmu_phys_start(unsigned int idx, uint64_t value)
 
 long vpmu_phys_stop(unsigned int idx, int reset)
 {
-	return pmu_call(SBI_EXT_PMU_COUNTER_STOP, idx, 1, reset ? SBI_PMU_STOP_FLAG_RESET : 0, 0,
-			0)
+	return pmu_call(SBI_EXT_PMU_COUNTER_STOP, idx, 1, reset ? SBI_PMU_STOP_FLAG_RESET : 0, 0, 0)
 		.error;
 }
 
@@ -127,7 +130,8 @@ void vpmu_phys_set_counteren(unsigned long bits)
 
 int vpmu_phys_event_counts(unsigned int idx, unsigned long event_idx)
 {
-	struct sbi_ret r = pmu_call(SBI_EXT_PMU_COUNTER_CFG_MATCH, idx, 1, 0, event_idx, 0);
+	struct sbi_ret r =
+		pmu_call(SBI_EXT_PMU_COUNTER_CFG_MATCH, idx, 1, PROBE_FLAGS, event_idx, 0);
 	uint64_t val;
 	volatile unsigned int spin;
 
@@ -135,7 +139,8 @@ int vpmu_phys_event_counts(unsigned int idx, unsigned long event_idx)
 		return -1;
 	if (r.value != idx) {
 		if (r.value > 2)
-			pmu_call(SBI_EXT_PMU_COUNTER_STOP, r.value, 1, SBI_PMU_STOP_FLAG_RESET, 0, 0);
+			pmu_call(SBI_EXT_PMU_COUNTER_STOP, r.value, 1, SBI_PMU_STOP_FLAG_RESET, 0,
+				 0);
 		return -1;
 	}
 	if (vpmu_phys_start(idx, 0)) {

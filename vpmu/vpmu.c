@@ -13,18 +13,18 @@
 #include "vpmu_phys.h"
 
 #define EVENT_TYPE(e)	(((e) >> 16) & 0xf)
-#define EVENT_CODE(e)	((e) & 0xffff)
+#define EVENT_CODE(e)	((e)&0xffff)
 #define EVENT_IDX(t, c) (((unsigned long)(t) << 16) | (c))
 #define EV_CYCLES	EVENT_IDX(SBI_PMU_EVENT_TYPE_HW, SBI_PMU_HW_CPU_CYCLES)
 #define EV_INSTRET	EVENT_IDX(SBI_PMU_EVENT_TYPE_HW, SBI_PMU_HW_INSTRUCTIONS)
 
-#define CTR_TIME	1
-#define CTR_INSTRET	2
-#define FIRST_PROG	3
+#define CTR_TIME    1
+#define CTR_INSTRET 2
+#define FIRST_PROG  3
 
-#define FW_CTR_INFO	(SBI_PMU_CTR_INFO_FW | (63UL << 12)) /* 64 bits, CSR 0 */
-#define RAW_DATA_BITS	48
-#define RAW2_DATA_BITS	58
+#define FW_CTR_INFO    (SBI_PMU_CTR_INFO_FW | (63UL << 12)) /* 64 bits, CSR 0 */
+#define RAW_DATA_BITS  48
+#define RAW2_DATA_BITS 58
 #define FILTER_FLAGS                                                                               \
 	(SBI_PMU_CFG_FLAG_SET_VUINH | SBI_PMU_CFG_FLAG_SET_VSINH | SBI_PMU_CFG_FLAG_SET_UINH |     \
 	 SBI_PMU_CFG_FLAG_SET_SINH | SBI_PMU_CFG_FLAG_SET_MINH)
@@ -93,8 +93,8 @@ static bool cache_has(const uint32_t *set, int key, unsigned int p)
 /* Host filter flags for a guest counter: guest S/U are the host's VS/VU */
 static unsigned long host_flags(unsigned long guest_flags)
 {
-	unsigned long f = SBI_PMU_CFG_FLAG_SET_SINH | SBI_PMU_CFG_FLAG_SET_UINH |
-			  SBI_PMU_CFG_FLAG_SET_MINH;
+	unsigned long f =
+		SBI_PMU_CFG_FLAG_SET_SINH | SBI_PMU_CFG_FLAG_SET_UINH | SBI_PMU_CFG_FLAG_SET_MINH;
 
 	if (guest_flags & SBI_PMU_CFG_FLAG_SET_SINH)
 		f |= SBI_PMU_CFG_FLAG_SET_VSINH;
@@ -182,10 +182,11 @@ static int classify(unsigned long event_idx, uint64_t data, int *key)
 }
 
 /*
- * Hardware counters that may count event_idx, in preference order. cycles
- * and instret may use their fixed counter, and programmable counters only
- * when the boot probe saw those count them (QEMU's do not count cycles).
- * Other events never go to the fixed counters.
+ * Hardware counters that may count event_idx, in preference order. Other
+ * events never go to the fixed counters. instret: programmable counters
+ * first (they can overflow, for sampling), then counter 2. cycles: counter
+ * 0 first (QEMU 10 counts guest cycles exactly only there), then the
+ * programmable counters if the boot probe saw them count cycles.
  */
 static unsigned int hw_candidates(unsigned long event_idx, unsigned int out[VPMU_MAX_HW])
 {
@@ -193,13 +194,15 @@ static unsigned int hw_candidates(unsigned long event_idx, unsigned int out[VPMU
 	bool prog = fixed < 0 || layout.prog_counts[fixed == CTR_INSTRET];
 	unsigned int i, n = 0;
 
+	if (fixed == 0 && is_hw(0))
+		out[n++] = 0;
 	if (prog) {
 		for (i = FIRST_PROG; i < layout.num_hw; i++)
 			if (is_hw(i))
 				out[n++] = i;
 	}
-	if (fixed >= 0 && is_hw((unsigned long)fixed))
-		out[n++] = (unsigned int)fixed;
+	if (fixed == CTR_INSTRET && is_hw(CTR_INSTRET))
+		out[n++] = CTR_INSTRET;
 	return n;
 }
 
@@ -319,8 +322,7 @@ struct op_args {
  * The one place where a counter changes state. Returns an SBI error code;
  * on error the counter is unchanged.
  */
-static long ctr_transition(struct vpmu *v, unsigned int i, enum vpmu_op op,
-			   const struct op_args *a)
+static long ctr_transition(struct vpmu *v, unsigned int i, enum vpmu_op op, const struct op_args *a)
 {
 	struct vpmu_ctr *c = &v->ctr[i];
 	bool hw = is_hw(i);
@@ -515,8 +517,7 @@ unsigned long vpmu_hcounteren(const struct vpmu *v)
 	for (i = 0; i < layout.num_hw; i++) {
 		const struct vpmu_ctr *c = &v->ctr[i];
 
-		if (is_hw(i) && c->state != VPMU_CTR_UNCONFIGURED && c->phys == (int)i &&
-		    c->synced)
+		if (is_hw(i) && c->state != VPMU_CTR_UNCONFIGURED && c->phys == (int)i && c->synced)
 			bits |= 1UL << i;
 	}
 	return bits;
@@ -576,9 +577,9 @@ struct sbi_ret vpmu_counter_get_info(struct vpmu *v, unsigned long idx)
 	return ret_val(is_fw(idx) ? FW_CTR_INFO : layout.hw_info[idx]);
 }
 
-struct sbi_ret vpmu_counter_config_matching(struct vpmu *v, unsigned long base,
-					    unsigned long mask, unsigned long flags,
-					    unsigned long event_idx, uint64_t event_data)
+struct sbi_ret vpmu_counter_config_matching(struct vpmu *v, unsigned long base, unsigned long mask,
+					    unsigned long flags, unsigned long event_idx,
+					    uint64_t event_data)
 {
 	struct op_args a = {event_idx, event_data, flags, -1, false, 0};
 	int kind;
@@ -618,8 +619,10 @@ struct sbi_ret vpmu_counter_config_matching(struct vpmu *v, unsigned long base,
 				err = ctr_transition(v, idx, OP_CONFIG, &a);
 		}
 	}
-	if (err)
+	if (err) {
+		sync_counteren(v); /* a refused reconfiguration reloads the old event */
 		return ret_err(err);
+	}
 
 	if (flags & SBI_PMU_CFG_FLAG_CLEAR_VALUE) {
 		v->ctr[idx].value = 0;
@@ -661,7 +664,8 @@ struct sbi_ret vpmu_counter_start(struct vpmu *v, unsigned long base, unsigned l
 					 (top + 1) * sizeof(uint64_t)))
 			return ret_err(SBI_ERR_FAILED);
 	}
-	a.set_value = flags & (SBI_PMU_START_FLAG_SET_INIT_VALUE | SBI_PMU_START_FLAG_INIT_SNAPSHOT);
+	a.set_value =
+		flags & (SBI_PMU_START_FLAG_SET_INIT_VALUE | SBI_PMU_START_FLAG_INIT_SNAPSHOT);
 
 	for (i = 0; i < 64; i++) {
 		if (!((mask >> i) & 1))
@@ -722,8 +726,8 @@ struct sbi_ret vpmu_counter_stop(struct vpmu *v, unsigned long base, unsigned lo
 		if (flags & SBI_PMU_STOP_FLAG_RESET)
 			ctr_transition(v, idx, OP_RESET, NULL);
 	}
-	if (snap && vpmu_host_write_guest(v, v->shmem_gpa + SBI_PMU_SNAPSHOT_OVF_OFFSET, &ovf,
-					  sizeof(ovf)))
+	if (snap &&
+	    vpmu_host_write_guest(v, v->shmem_gpa + SBI_PMU_SNAPSHOT_OVF_OFFSET, &ovf, sizeof(ovf)))
 		err = SBI_ERR_FAILED;
 	sync_counteren(v);
 	if (err)
@@ -845,9 +849,13 @@ struct sbi_ret vpmu_event_get_info(struct vpmu *v, unsigned long lo, unsigned lo
 			out = 1;
 		else if (kind == EVK_HW)
 			out = hw_event_supported(v, e.event_idx, e.event_data, key);
-		if (vpmu_host_write_guest(v, lo + i * sizeof(e) + offsetof(struct event_info_entry, output),
-					  &out, sizeof(out)))
+		if (vpmu_host_write_guest(
+			    v, lo + i * sizeof(e) + offsetof(struct event_info_entry, output), &out,
+			    sizeof(out))) {
+			sync_counteren(v);
 			return ret_err(SBI_ERR_INVALID_ADDRESS);
+		}
 	}
+	sync_counteren(v); /* probing may have had to undo a host fallback */
 	return ret_val(0);
 }

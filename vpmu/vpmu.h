@@ -32,13 +32,13 @@ enum vpmu_ctr_state {
 };
 
 struct vpmu_ctr {
-	uint8_t state;	     /* enum vpmu_ctr_state */
-	int8_t phys;	     /* physical counter it is loaded on, -1 if none */
-	uint8_t synced;	     /* loaded, and the physical value equals the virtual one */
-	uint32_t event_idx;  /* valid unless UNCONFIGURED */
+	uint8_t state;	    /* enum vpmu_ctr_state */
+	int8_t phys;	    /* physical counter it is loaded on, -1 if none */
+	uint8_t synced;	    /* loaded, and the physical value equals the virtual one */
+	uint32_t event_idx; /* valid unless UNCONFIGURED */
 	uint64_t event_data;
 	unsigned long flags; /* the guest's config_matching filter flags (bits 3..7) */
-	uint64_t value;	     /* virtual value; live in the physical counter while STARTED and loaded */
+	uint64_t value; /* virtual value; live in the physical counter while STARTED and loaded */
 };
 
 struct vpmu {
@@ -95,10 +95,10 @@ struct sbi_ret vpmu_event_get_info(struct vpmu *v, unsigned long shmem_phys_lo,
 				   unsigned long flags);
 
 /* ---- introspection (tests, debugging) ---- */
-unsigned int vpmu_num_hw(void);	      /* H: first firmware counter index */
-unsigned int vpmu_num_total(void);    /* H + 22, what NUM_COUNTERS returns */
-uint32_t vpmu_hw_valid_mask(void);    /* usable hardware counters */
-bool vpmu_prog_counts(int instret);   /* boot probe: programmable counters count cycles/instret */
+unsigned int vpmu_num_hw(void);	    /* H: first firmware counter index */
+unsigned int vpmu_num_total(void);  /* H + 22, what NUM_COUNTERS returns */
+uint32_t vpmu_hw_valid_mask(void);  /* usable hardware counters */
+bool vpmu_prog_counts(int instret); /* boot probe: programmable counters count cycles/instret */
 uint64_t vpmu_ctr_value(struct vpmu *v, unsigned int idx); /* current virtual value */
 
 #endif

@@ -26,8 +26,8 @@ struct sbi_ret vpmu_phys_counter_info(unsigned long idx);
  * instret, which the caller must then undo. The chosen counter is left
  * stopped and its value is not changed.
  */
-struct sbi_ret vpmu_phys_config(unsigned int idx, unsigned long host_flags,
-				unsigned long event_idx, uint64_t event_data);
+struct sbi_ret vpmu_phys_config(unsigned int idx, unsigned long host_flags, unsigned long event_idx,
+				uint64_t event_data);
 /* Start a configured counter with this initial value: an SBI error code */
 long vpmu_phys_start(unsigned int idx, uint64_t value);
 /* Stop it (error ALREADY_STOPPED is fine); reset != 0 also releases it */

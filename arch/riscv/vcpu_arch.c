@@ -80,6 +80,8 @@ void vcpu_arch_load(struct vcpu *v)
 	csr_write(CSR_VSCAUSE, a->vscause);
 	csr_write(CSR_VSTVAL, a->vstval);
 	csr_write(CSR_VSATP, a->vsatp);
+	csr_write(CSR_SCOUNTEREN, a->scounteren);
+	csr_write(CSR_SENVCFG, a->senvcfg);
 	csr_write(CSR_HVIP, a->hvip);
 	if (host.ext[HOST_EXT_SSTC])
 		csr_write(CSR_VSTIMECMP, a->vstimecmp);
@@ -103,6 +105,8 @@ void vcpu_arch_put(struct vcpu *v)
 	a->vscause = csr_read(CSR_VSCAUSE);
 	a->vstval = csr_read(CSR_VSTVAL);
 	a->vsatp = csr_read(CSR_VSATP);
+	a->scounteren = csr_read(CSR_SCOUNTEREN);
+	a->senvcfg = csr_read(CSR_SENVCFG);
 	a->hvip = csr_read(CSR_HVIP);
 	if (host.ext[HOST_EXT_SSTC])
 		a->vstimecmp = csr_read(CSR_VSTIMECMP);

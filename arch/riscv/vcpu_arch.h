@@ -14,6 +14,8 @@ struct vcpu_arch {
 	struct vcpu_ctx ctx; /* first: the trap path finds it through sscratch */
 	/* VS-level CSRs, live only while the vCPU is loaded on a hart */
 	unsigned long vsstatus, vsie, vstvec, vsscratch, vsepc, vscause, vstval, vsatp;
+	/* VS-mode writes these HS registers directly: there is no VS copy */
+	unsigned long scounteren, senvcfg;
 	unsigned long hvip;
 	unsigned long vstimecmp;  /* Sstc hosts: the guest writes it directly */
 	unsigned long timer_next; /* non-Sstc hosts: deadline from SBI set_timer */

@@ -2,8 +2,9 @@
 /*
  * hsm: SBI HSM on a 2-vCPU guest. Start/stop/restart of the second hart with
  * its entry state (a0 = hart id, a1 = opaque, SIE = 0, satp = 0), status
- * transitions, error codes, retentive suspend woken by the timer, and
- * finally a non-retentive suspend resuming at a given address.
+ * transitions, error codes, retentive suspend woken by the timer, the boot
+ * hart stopping itself and being restarted by the other one, and finally a
+ * non-retentive suspend resuming at a given address.
  */
 #include "gt.h"
 
@@ -12,10 +13,25 @@ GT_IMAGE("hsm");
 #define OPAQUE1 0x5a5a1234abcdef01UL
 #define OPAQUE2 0x0123456789abcdefUL
 #define OPAQUE3 0xfeedface00c0ffeeUL
+#define OPAQUE4 0x4444333322221111UL
 
 static volatile unsigned long sec_runs, sec_hartid, sec_opaque, sec_sstatus, sec_satp;
 static volatile unsigned long go_stop;
 static volatile uint64_t resume_deadline;
+static volatile unsigned long boot_seen_stopped = ~0UL, restart_error = ~0UL, restarter_hart;
+static volatile unsigned long restart_returned;
+
+static void boot_restarted(unsigned long hartid, unsigned long opaque);
+
+/* On the other hart: wait for the boot hart to stop, start it again */
+static void restarter(unsigned long hartid, unsigned long boot)
+{
+	restarter_hart = hartid;
+	boot_seen_stopped =
+		(unsigned long)gt_wait_hart_state(boot, SBI_HSM_STATE_STOPPED, 5 * gt_timebase());
+	restart_error = (unsigned long)gt_hart_start(boot, boot_restarted, OPAQUE4).error;
+	gt_atomic_store(&restart_returned, 1);
+}
 
 static void secondary(unsigned long hartid, unsigned long opaque)
 {
@@ -99,7 +115,19 @@ void gt_main(unsigned long hartid, const void *fdt)
 	/* it stops itself */
 	gt_atomic_store(&go_stop, 1);
 	GT_CHECK_EQ("status-stopped-after-stop",
-		    gt_wait_hart_state(other, SBI_HSM_STATE_STOPPED, 5 * sec), SBI_HSM_STATE_STOPPED);
+		    gt_wait_hart_state(other, SBI_HSM_STATE_STOPPED, 5 * sec),
+		    SBI_HSM_STATE_STOPPED);
+
+	/* a start address outside guest RAM is rejected and the hart stays stopped */
+	if (!gt_native()) {
+		r = gt_sbi3(SBI_EXT_HSM, SBI_EXT_HSM_HART_START, other, 0x1000, 0);
+		GT_CHECK_SBI("start-invalid-address", r, SBI_ERR_INVALID_ADDRESS);
+		r = gt_sbi3(SBI_EXT_HSM, SBI_EXT_HSM_HART_START, other,
+			    gt_ram_base() + gt_ram_size(), 0);
+		GT_CHECK_SBI("start-address-past-ram", r, SBI_ERR_INVALID_ADDRESS);
+		GT_CHECK_EQ("start-invalid-address-stopped", gt_sbi_hart_status(other).value,
+			    SBI_HSM_STATE_STOPPED);
+	}
 
 	/* and starts again with a new opaque */
 	r = gt_hart_start(other, secondary, OPAQUE2);
@@ -110,8 +138,8 @@ void gt_main(unsigned long hartid, const void *fdt)
 	GT_CHECK_EQ("restart-status-started", gt_sbi_hart_status(other).value,
 		    SBI_HSM_STATE_STARTED);
 	gt_atomic_store(&go_stop, 2);
-	GT_CHECK_EQ("restart-stopped",
-		    gt_wait_hart_state(other, SBI_HSM_STATE_STOPPED, 5 * sec), SBI_HSM_STATE_STOPPED);
+	GT_CHECK_EQ("restart-stopped", gt_wait_hart_state(other, SBI_HSM_STATE_STOPPED, 5 * sec),
+		    SBI_HSM_STATE_STOPPED);
 	GT_CHECK_EQ("secondary-runs", gt_atomic_load(&sec_runs), 2);
 
 	/* a reserved suspend type is rejected */
@@ -138,15 +166,44 @@ void gt_main(unsigned long hartid, const void *fdt)
 	GT_CHECK_BITS("suspend-ret-stip-cleared", csr_read(sip), SIP_STIP, 0);
 	gt_irq_enable();
 
+	/*
+	 * The boot hart stops itself; the other hart sees it STOPPED and starts
+	 * it again at boot_restarted(), which goes on with the test.
+	 */
+	r = gt_hart_start(other, restarter, hartid);
+	GT_CHECK_SBI("restarter-start-ok", r, SBI_SUCCESS);
+	r = gt_sbi_hart_stop();
+	GT_CHECK_SBI("boot-hart-stop", r, SBI_SUCCESS); /* not reached on success */
+}
+
+/* Second part, on the boot hart after it was stopped and restarted */
+static void boot_restarted(unsigned long hartid, unsigned long opaque)
+{
+	uint64_t ms = gt_us_to_ticks(1000);
+	struct sbi_ret r;
+
+	GT_CHECK_EQ("boot-restart-a0", hartid, gt_boot_hartid());
+	GT_CHECK_EQ("boot-restart-a1", opaque, OPAQUE4);
+	GT_CHECK_EQ("boot-seen-stopped", boot_seen_stopped, SBI_HSM_STATE_STOPPED);
+	/* the boot hart may run before hart_start has returned to the restarter */
+	GT_CHECK_EQ("boot-restart-returned", gt_wait_ge(&restart_returned, 1, 5 * gt_timebase()),
+		    1);
+	GT_CHECK_EQ("boot-restart-error", restart_error, SBI_SUCCESS);
+	GT_CHECK_EQ("restarter-stopped",
+		    gt_wait_hart_state(restarter_hart, SBI_HSM_STATE_STOPPED, 5 * gt_timebase()),
+		    SBI_HSM_STATE_STOPPED);
+
 	/* non-retentive suspend resumes at gt_secondary_entry -> resumed() */
+	gt_irq_register(IRQ_S_TIMER, timer_irq);
 	gt_irq_disable();
 	csr_set(sie, SIE_STIE);
 	gt_harts[hartid].start_fn = resumed;
 	resume_deadline = gt_rdtime() + 10 * ms;
 	gt_sbi_set_timer(resume_deadline);
-	r = gt_sbi_hart_suspend(SBI_HSM_SUSPEND_NON_RET_DEFAULT,
-				(unsigned long)gt_secondary_entry, OPAQUE3);
+	r = gt_sbi_hart_suspend(SBI_HSM_SUSPEND_NON_RET_DEFAULT, (unsigned long)gt_secondary_entry,
+				OPAQUE3);
 	/* only reached if the suspend failed */
 	gt_sbi_set_timer(-1ULL);
 	GT_CHECK_SBI("nonret-suspend", r, SBI_SUCCESS);
+	gt_exit();
 }

@@ -12,8 +12,7 @@ GT_IMAGE("ipi");
 
 static volatile unsigned long ipi_count[GT_MAX_HARTS];
 static volatile unsigned long ssip_after_clear[GT_MAX_HARTS];
-static volatile unsigned long sec_ready, sec_received, sec_send_errors, sec_done, go_send,
-	go_stop;
+static volatile unsigned long sec_ready, sec_received, sec_send_errors, sec_done, go_send, go_stop;
 static unsigned long boot;
 
 static void ssi_irq(unsigned long irq, struct gt_frame *f)
@@ -126,7 +125,8 @@ void gt_main(unsigned long hartid, const void *fdt)
 	n_other = gt_atomic_load(&ipi_count[other]);
 	r = gt_sbi_send_ipi(1UL << bad, 0);
 	if (gt_native()) /* OpenSBI 1.5 ignores hart_mask bits of absent harts */
-		gt_printf("ipi: native: invalid hart_mask bit -> error %ld (not checked)\n", r.error);
+		gt_printf("ipi: native: invalid hart_mask bit -> error %ld (not checked)\n",
+			  r.error);
 	else
 		GT_CHECK_SBI("invalid-hart-mask", r, SBI_ERR_INVALID_PARAM);
 	r = gt_sbi_send_ipi(1, bad);
@@ -142,19 +142,32 @@ void gt_main(unsigned long hartid, const void *fdt)
 	GT_CHECK_SBI("fence-i-peer", r, SBI_SUCCESS);
 	r = gt_sbi4(SBI_EXT_RFENCE, SBI_EXT_RFENCE_REMOTE_SFENCE_VMA, 0, -1UL, 0, -1UL);
 	GT_CHECK_SBI("sfence-vma-all", r, SBI_SUCCESS);
-	r = gt_sbi4(SBI_EXT_RFENCE, SBI_EXT_RFENCE_REMOTE_SFENCE_VMA, (1UL << other) | (1UL << hartid),
-		    0, 0x80200000, 0x1000);
+	r = gt_sbi4(SBI_EXT_RFENCE, SBI_EXT_RFENCE_REMOTE_SFENCE_VMA,
+		    (1UL << other) | (1UL << hartid), 0, 0x80200000, 0x1000);
 	GT_CHECK_SBI("sfence-vma-range", r, SBI_SUCCESS);
 	r = gt_sbi_call(SBI_EXT_RFENCE, SBI_EXT_RFENCE_REMOTE_SFENCE_VMA_ASID, 0, -1UL, 0, -1UL, 0,
 			0);
 	GT_CHECK_SBI("sfence-vma-asid-all", r, SBI_SUCCESS);
 	r = gt_sbi2(SBI_EXT_RFENCE, SBI_EXT_RFENCE_REMOTE_FENCE_I, 1UL << bad, 0);
 	if (gt_native())
-		gt_printf("ipi: native: fence_i invalid hart -> error %ld (not checked)\n", r.error);
+		gt_printf("ipi: native: fence_i invalid hart -> error %ld (not checked)\n",
+			  r.error);
 	else
 		GT_CHECK_SBI("fence-i-invalid-hart", r, SBI_ERR_INVALID_PARAM);
 	r = gt_sbi2(SBI_EXT_RFENCE, SBI_EXT_RFENCE_REMOTE_FENCE_I, 1, bad);
 	GT_CHECK_SBI("fence-i-invalid-base", r, SBI_ERR_INVALID_PARAM);
+	/* the guest has no H extension: the hypervisor fences are not offered */
+	if (!gt_native()) {
+		unsigned long fid;
+		char name[32];
+
+		for (fid = SBI_EXT_RFENCE_REMOTE_HFENCE_GVMA_VMID;
+		     fid <= SBI_EXT_RFENCE_REMOTE_HFENCE_VVMA; fid++) {
+			r = gt_sbi4(SBI_EXT_RFENCE, fid, 0, -1UL, 0, -1UL);
+			gt_snprintf(name, sizeof(name), "hfence-fid%lu-unsupported", fid);
+			GT_CHECK_SBI(name, r, SBI_ERR_NOT_SUPPORTED);
+		}
+	}
 	/* a fence is not an IPI the guest sees */
 	gt_delay_ticks(5 * ms);
 	GT_CHECK_EQ("fence-no-ipi-self", gt_atomic_load(&ipi_count[hartid]), n_me);

@@ -13,10 +13,10 @@ struct ext {
 };
 
 static const struct ext required[] = {
-	{ "probe-base", SBI_EXT_BASE }, { "probe-time", SBI_EXT_TIME },
-	{ "probe-ipi", SBI_EXT_IPI },	{ "probe-rfence", SBI_EXT_RFENCE },
-	{ "probe-hsm", SBI_EXT_HSM },	{ "probe-srst", SBI_EXT_SRST },
-	{ "probe-dbcn", SBI_EXT_DBCN }, { "probe-pmu", SBI_EXT_PMU },
+	{"probe-base", SBI_EXT_BASE}, {"probe-time", SBI_EXT_TIME},
+	{"probe-ipi", SBI_EXT_IPI},   {"probe-rfence", SBI_EXT_RFENCE},
+	{"probe-hsm", SBI_EXT_HSM},   {"probe-srst", SBI_EXT_SRST},
+	{"probe-dbcn", SBI_EXT_DBCN}, {"probe-pmu", SBI_EXT_PMU},
 };
 
 void gt_main(unsigned long hartid, const void *fdt)
@@ -64,7 +64,7 @@ void gt_main(unsigned long hartid, const void *fdt)
 	r = gt_sbi1(SBI_EXT_BASE, SBI_EXT_BASE_PROBE_EXT, 0x12345678);
 	GT_CHECK_SBI("probe-unknown-ok", r, SBI_SUCCESS);
 	GT_CHECK_EQ("probe-unknown", r.value, 0);
-	r = gt_sbi1(SBI_EXT_BASE, SBI_EXT_BASE_PROBE_EXT, 0x0A000000);	/* vendor range */
+	r = gt_sbi1(SBI_EXT_BASE, SBI_EXT_BASE_PROBE_EXT, 0x0A000000); /* vendor range */
 	GT_CHECK_SBI("probe-unknown-vendor-ok", r, SBI_SUCCESS);
 	GT_CHECK_EQ("probe-unknown-vendor", r.value, 0);
 	r = gt_sbi0(0x12345678, 0);
@@ -77,23 +77,94 @@ void gt_main(unsigned long hartid, const void *fdt)
 	GT_CHECK_SBI("time-unknown-fid", r, SBI_ERR_NOT_SUPPORTED);
 	r = gt_sbi0(SBI_EXT_HSM, 100);
 	GT_CHECK_SBI("hsm-unknown-fid", r, SBI_ERR_NOT_SUPPORTED);
-	/* legacy extensions (0x00-0x0f): informational only */
+	/*
+	 * Legacy extensions: pmuvisor offers 0x00-0x03 and 0x08 and documents
+	 * that 0x04-0x07 (hart masks in guest virtual memory) are not offered.
+	 */
 	for (i = 0; i < 9; i++) {
+		bool offered = i <= 3 || i == 8;
+
 		r = gt_sbi1(SBI_EXT_BASE, SBI_EXT_BASE_PROBE_EXT, i);
-		gt_printf("sbi-base: probe legacy 0x%lx: error %ld value %lu\n", i, r.error, r.value);
+		gt_printf("sbi-base: probe legacy 0x%lx: error %ld value %lu\n", i, r.error,
+			  r.value);
+		if (gt_native())
+			continue;
+		gt_snprintf(name, sizeof(name), "probe-legacy-%lu", i);
+		if (offered)
+			GT_CHECK_NE(name, r.value, 0);
+		else
+			GT_CHECK_EQ(name, r.value, 0);
+	}
+	if (!gt_native()) {
+		/* a legacy call returns in a0 only: a1 is preserved */
+		r = gt_sbi_call(SBI_EXT_0_1_SET_TIMER, 0, -1UL, 0x1234abcd, 0, 0, 0, 0);
+		GT_CHECK_EQ("legacy-set-timer-a0", r.error, 0);
+		GT_CHECK_EQ("legacy-set-timer-a1-kept", r.value, 0x1234abcd);
+		r = gt_sbi_call(SBI_EXT_0_1_CLEAR_IPI, 0, 0, 0x5678, 0, 0, 0, 0);
+		GT_CHECK_EQ("legacy-clear-ipi-a0", r.error, 0);
+		GT_CHECK_EQ("legacy-clear-ipi-a1-kept", r.value, 0x5678);
+		r = gt_sbi_call(SBI_EXT_0_1_SEND_IPI, 0, 0, 0, 0, 0, 0, 0);
+		GT_CHECK_SBI("legacy-send-ipi-unsupported", r, SBI_ERR_NOT_SUPPORTED);
 	}
 
 	/* DBCN: a whole line in one write, bytes written = length */
-	r = gt_sbi3(SBI_EXT_DBCN, SBI_EXT_DBCN_CONSOLE_WRITE, sizeof(line) - 1,
-		    (unsigned long)line, 0);
+	r = gt_sbi3(SBI_EXT_DBCN, SBI_EXT_DBCN_CONSOLE_WRITE, sizeof(line) - 1, (unsigned long)line,
+		    0);
 	GT_CHECK_SBI("dbcn-write-ok", r, SBI_SUCCESS);
 	GT_CHECK_EQ("dbcn-write-len", r.value, sizeof(line) - 1);
+	/* zero bytes: success, nothing written */
+	r = gt_sbi3(SBI_EXT_DBCN, SBI_EXT_DBCN_CONSOLE_WRITE, 0, (unsigned long)line, 0);
+	GT_CHECK_SBI("dbcn-write-empty-ok", r, SBI_SUCCESS);
+	GT_CHECK_EQ("dbcn-write-empty-len", r.value, 0);
+	/* a long line (more than any small line buffer), written completely */
+	{
+		static char longline[601];
+		unsigned long done = 0, calls = 0;
+
+		for (i = 0; i < 599; i++)
+			longline[i] = "0123456789abcdefghijklmnopqrstuvwxyz"[i % 36];
+		longline[599] = '\n';
+		while (done < 600 && calls++ < 100) {
+			r = gt_sbi3(SBI_EXT_DBCN, SBI_EXT_DBCN_CONSOLE_WRITE, 600 - done,
+				    (unsigned long)longline + done, 0);
+			if (r.error || r.value == 0)
+				break;
+			done += r.value;
+		}
+		GT_CHECK_SBI("dbcn-write-long-ok", r, SBI_SUCCESS);
+		GT_CHECK_EQ("dbcn-write-long-len", done, 600);
+	}
 	/* write_byte a whole line, then check (a check line must not split it) */
 	for (i = 0; i < 3; i++)
 		errs[i] = gt_sbi1(SBI_EXT_DBCN, SBI_EXT_DBCN_CONSOLE_WRITE_BYTE, "ok\n"[i]).error;
 	for (i = 0; i < 3; i++) {
 		gt_snprintf(name, sizeof(name), "dbcn-write-byte-%lu", i);
 		GT_CHECK_EQ(name, errs[i], SBI_SUCCESS);
+	}
+
+	/* DBCN: memory outside guest RAM is rejected, nothing is printed */
+	if (!gt_native()) {
+		r = gt_sbi3(SBI_EXT_DBCN, SBI_EXT_DBCN_CONSOLE_WRITE, 16, 0x4000000000UL, 0);
+		GT_CHECK_SBI("dbcn-write-outside-ram", r, SBI_ERR_INVALID_PARAM);
+		r = gt_sbi3(SBI_EXT_DBCN, SBI_EXT_DBCN_CONSOLE_WRITE, 16, 0x1000, 0);
+		GT_CHECK_SBI("dbcn-write-below-ram", r, SBI_ERR_INVALID_PARAM);
+		/* a buffer that starts in RAM and runs past its end */
+		r = gt_sbi3(SBI_EXT_DBCN, SBI_EXT_DBCN_CONSOLE_WRITE, 0x2000,
+			    gt_ram_base() + gt_ram_size() - 0x1000, 0);
+		GT_CHECK_SBI("dbcn-write-past-ram-end", r, SBI_ERR_INVALID_PARAM);
+		r = gt_sbi3(SBI_EXT_DBCN, SBI_EXT_DBCN_CONSOLE_WRITE, 16, (unsigned long)line, 1);
+		GT_CHECK_SBI("dbcn-write-base-hi", r, SBI_ERR_INVALID_PARAM);
+		r = gt_sbi3(SBI_EXT_DBCN, SBI_EXT_DBCN_CONSOLE_READ, 16, 0x4000000000UL, 0);
+		GT_CHECK_SBI("dbcn-read-outside-ram", r, SBI_ERR_INVALID_PARAM);
+	}
+	/* DBCN read with no input pending: success, at most num_bytes */
+	{
+		static char in[16];
+
+		r = gt_sbi3(SBI_EXT_DBCN, SBI_EXT_DBCN_CONSOLE_READ, sizeof(in), (unsigned long)in,
+			    0);
+		GT_CHECK_SBI("dbcn-read-ok", r, SBI_SUCCESS);
+		GT_CHECK_LE("dbcn-read-len", r.value, sizeof(in));
 	}
 
 	/* SRST: a reserved reset type is rejected (and does not reset) */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * smp4: every hart of the guest (4 vCPUs, shared by 2 physical harts in
- * dts/tests/smp4.dts) starts, adds to shared counters with amoadd, with an
+ * dts/tests/smp4.dts; bootargs "vcpus=N" expects N instead) starts, adds to shared counters with amoadd, with an
  * LR/SC compare-and-swap loop and under an amoswap spinlock, while taking
  * its own periodic timer interrupts. The totals must be exact.
  */
@@ -9,10 +9,10 @@
 
 GT_IMAGE("smp4");
 
-#define N_AMO	20000
-#define N_CAS	5000
-#define N_LOCK	2000
-#define TICKS	3
+#define N_AMO  20000
+#define N_CAS  5000
+#define N_LOCK 2000
+#define TICKS  3
 
 static volatile unsigned long amo_counter, cas_counter, lock_counter, lock_word;
 static volatile unsigned long done, ran[GT_MAX_HARTS], ticks[GT_MAX_HARTS];
@@ -74,8 +74,21 @@ void gt_main(unsigned long hartid, const void *fdt)
 	char name[32];
 
 	(void)fdt;
-	gt_printf("smp4: boot hart %lu, %lu harts\n", hartid, n);
-	GT_CHECK_EQ("four-harts", n, 4);
+	const char *args = gt_fdt_getprop("/chosen", "bootargs", NULL);
+	unsigned long want = 4;
+
+	/* "vcpus=N" in bootargs overrides the expected 4 (dts/tests/smp8.dts) */
+	for (; args && *args; args++) {
+		if (args[0] == 'v' && args[1] == 'c' && args[2] == 'p' && args[3] == 'u' &&
+		    args[4] == 's' && args[5] == '=') {
+			want = 0;
+			for (args += 6; *args >= '0' && *args <= '9'; args++)
+				want = want * 10 + (unsigned long)(*args - '0');
+			break;
+		}
+	}
+	gt_printf("smp4: boot hart %lu, %lu harts (expecting %lu)\n", hartid, n, want);
+	GT_CHECK_EQ("hart-count", n, want);
 	gt_irq_register(IRQ_S_TIMER, timer_irq);
 	for (i = 0; i < n; i++) {
 		id = gt_hart_id_at(i);

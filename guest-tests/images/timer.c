@@ -40,7 +40,7 @@ static unsigned long user_spin(unsigned long arg)
 void gt_main(unsigned long hartid, const void *fdt)
 {
 	uint64_t t0, t1, deadline, ms = gt_us_to_ticks(1000), sec = gt_us_to_ticks(1000000);
-	unsigned long n;
+	unsigned long n, i;
 	struct sbi_ret r;
 
 	(void)fdt;
@@ -119,7 +119,22 @@ void gt_main(unsigned long hartid, const void *fdt)
 	GT_CHECK_EQ("user-timer-fired", gt_atomic_load(&fired), n + 1);
 	GT_CHECK_EQ("user-timer-scause", fired_cause, SCAUSE_IRQ | IRQ_S_TIMER);
 
-	/* 8: Sstc: stimecmp written directly */
+	/* 8: WFI with sstatus.SIE = 0 still wakes up on a pending, enabled interrupt */
+	n = gt_atomic_load(&fired);
+	gt_irq_disable();
+	deadline = gt_rdtime() + 5 * ms;
+	gt_sbi_set_timer(deadline);
+	for (i = 0; i < 1000 && !(csr_read(sip) & SIP_STIP); i++)
+		gt_wfi();
+	GT_CHECK_BITS("wfi-sie-off-stip-pending", csr_read(sip), SIP_STIP, SIP_STIP);
+	GT_CHECK_GE("wfi-sie-off-after-deadline", gt_rdtime(), deadline);
+	GT_CHECK_EQ("wfi-sie-off-no-trap", gt_atomic_load(&fired), n);
+	gt_irq_enable();
+	/* enabling interrupts takes it at once */
+	GT_CHECK_EQ("wfi-sie-off-taken", gt_atomic_load(&fired), n + 1);
+	gt_printf("timer: WFI with SIE off returned after %lu early wake-up(s)\n", i);
+
+	/* 9: Sstc: stimecmp written directly */
 	if (gt_hart_has_ext(hartid, "sstc")) {
 		gt_printf("timer: cpu lists sstc, testing stimecmp\n");
 		n = gt_atomic_load(&fired);

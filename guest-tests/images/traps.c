@@ -177,7 +177,10 @@ void gt_main(unsigned long hartid, const void *fdt)
 	csr_clear(scounteren, SCOUNTEREN_TM);
 	gt_expect_trap(EXC_ILLEGAL_INSN);
 	gt_run_user(user_rdtime, 0);
-	gt_printf("traps: U-mode rdtime with scounteren.TM=0: trap cause %ld\n", gt_trapped());
+	cause = gt_trapped();
+	gt_printf("traps: U-mode rdtime with scounteren.TM=0: trap cause %ld\n", cause);
+	if (!gt_native()) /* the hypervisor must make it an illegal instruction */
+		GT_CHECK_EQ("u-rdtime-denied", cause, EXC_ILLEGAL_INSN);
 	/* with scounteren.TM = 1 it works */
 	csr_set(scounteren, SCOUNTEREN_TM);
 	gt_expect_trap(EXC_ILLEGAL_INSN);

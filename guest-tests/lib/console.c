@@ -100,7 +100,7 @@ static void out_num(struct outbuf *o, unsigned long v, unsigned int base, bool n
 
 int gt_vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 {
-	struct outbuf o = { buf, size, 0 };
+	struct outbuf o = {buf, size, 0};
 
 	for (; *fmt; fmt++) {
 		int width = 0, lng = 0;
@@ -142,7 +142,8 @@ int gt_vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 		case 'u':
 		case 'x':
 		case 'X': {
-			unsigned long v = lng ? va_arg(ap, unsigned long) : va_arg(ap, unsigned int);
+			unsigned long v =
+				lng ? va_arg(ap, unsigned long) : va_arg(ap, unsigned int);
 
 			out_num(&o, v, *fmt == 'u' ? 10 : 16, false, width, pad, left);
 			break;

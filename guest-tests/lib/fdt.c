@@ -2,18 +2,18 @@
 /* Just enough flattened device tree parsing for the tests: /cpus. */
 #include "gt.h"
 
-#define FDT_MAGIC	0xd00dfeed
-#define FDT_BEGIN_NODE	1
-#define FDT_END_NODE	2
-#define FDT_PROP	3
-#define FDT_NOP		4
-#define FDT_END		9
+#define FDT_MAGIC      0xd00dfeed
+#define FDT_BEGIN_NODE 1
+#define FDT_END_NODE   2
+#define FDT_PROP       3
+#define FDT_NOP	       4
+#define FDT_END	       9
 
 struct gt_cpu {
 	unsigned long hartid;
-	const char *isa_ext;	/* riscv,isa-extensions string list */
+	const char *isa_ext; /* riscv,isa-extensions string list */
 	unsigned int isa_ext_len;
-	const char *isa;	/* riscv,isa */
+	const char *isa; /* riscv,isa */
 	bool disabled;
 };
 
@@ -21,6 +21,7 @@ static const void *fdt_base;
 static struct gt_cpu cpus[GT_MAX_HARTS];
 static unsigned long nr_cpus;
 static uint64_t timebase = 10000000;
+static unsigned long ram_base, ram_size;
 
 static uint32_t be32(const void *p)
 {
@@ -52,6 +53,7 @@ void gt_fdt_init(const void *fdt)
 	int depth = 0, cpus_depth = -1;
 	struct gt_cpu *cur = NULL;
 	uint32_t addr_cells = 1;
+	bool in_memory = false;
 
 	fdt_base = fdt;
 	nr_cpus = 0;
@@ -71,10 +73,11 @@ void gt_fdt_init(const void *fdt)
 				len++;
 			p += (len + 4) & ~3UL;
 			depth++;
+			in_memory = depth == 2 && strprefix(name, "memory") && !ram_size;
 			if (depth == 2 && streq(name, "cpus"))
 				cpus_depth = depth;
-			else if (cpus_depth > 0 && depth == cpus_depth + 1 && strprefix(name, "cpu@") &&
-				 nr_cpus < GT_MAX_HARTS) {
+			else if (cpus_depth > 0 && depth == cpus_depth + 1 &&
+				 strprefix(name, "cpu@") && nr_cpus < GT_MAX_HARTS) {
 				cur = &cpus[nr_cpus++];
 				cur->hartid = ~0UL;
 				cur->isa_ext = NULL;
@@ -93,6 +96,11 @@ void gt_fdt_init(const void *fdt)
 			const uint8_t *val = p + 8;
 
 			p += 8 + ((len + 3) & ~3U);
+			if (in_memory && streq(pname, "reg") && len >= 16) {
+				/* the root's #address-cells = #size-cells = 2 on RV64 */
+				ram_base = ((uint64_t)be32(val) << 32) | be32(val + 4);
+				ram_size = ((uint64_t)be32(val + 8) << 32) | be32(val + 12);
+			}
 			if (cpus_depth > 0 && depth == cpus_depth) {
 				if (streq(pname, "timebase-frequency") && len == 4)
 					timebase = be32(val);
@@ -100,9 +108,10 @@ void gt_fdt_init(const void *fdt)
 					addr_cells = be32(val);
 			} else if (cur && depth == cpus_depth + 1) {
 				if (streq(pname, "reg"))
-					cur->hartid = addr_cells == 2 && len >= 8 ?
-							      ((uint64_t)be32(val) << 32) | be32(val + 4) :
-							      be32(val);
+					cur->hartid = addr_cells == 2 && len >= 8
+							      ? ((uint64_t)be32(val) << 32) |
+									be32(val + 4)
+							      : be32(val);
 				else if (streq(pname, "riscv,isa-extensions")) {
 					cur->isa_ext = (const char *)val;
 					cur->isa_ext_len = len;
@@ -129,6 +138,16 @@ void gt_fdt_init(const void *fdt)
 				cpus[j++] = cpus[i];
 		nr_cpus = j;
 	}
+}
+
+unsigned long gt_ram_base(void)
+{
+	return ram_base;
+}
+
+unsigned long gt_ram_size(void)
+{
+	return ram_size;
 }
 
 const void *gt_fdt(void)
@@ -212,4 +231,84 @@ bool gt_hart_has_ext(unsigned long hartid, const char *ext)
 uint64_t gt_timebase(void)
 {
 	return timebase;
+}
+
+/* Does node name `name` equal path component [c, c + clen)? */
+static bool comp_eq(const char *name, const char *c, size_t clen)
+{
+	size_t i;
+
+	for (i = 0; i < clen; i++)
+		if (name[i] != c[i])
+			return false;
+	return name[clen] == '\0';
+}
+
+const void *gt_fdt_getprop(const char *path, const char *prop, unsigned int *lenp)
+{
+	const uint8_t *p, *strings;
+	const char *comp[16];
+	size_t clen[16];
+	int ncomp = 0, depth = 0, matched = 0;
+	const char *s = path;
+
+	if (!fdt_base || be32(fdt_base) != FDT_MAGIC || *s != '/')
+		return NULL;
+	while (*s) {
+		while (*s == '/')
+			s++;
+		if (!*s || ncomp == 16)
+			break;
+		comp[ncomp] = s;
+		while (*s && *s != '/')
+			s++;
+		clen[ncomp] = (size_t)(s - comp[ncomp]);
+		ncomp++;
+	}
+	p = (const uint8_t *)fdt_base + be32((const uint8_t *)fdt_base + 8);
+	strings = (const uint8_t *)fdt_base + be32((const uint8_t *)fdt_base + 12);
+	for (;;) {
+		uint32_t tok = be32(p);
+
+		p += 4;
+		if (tok == FDT_BEGIN_NODE) {
+			const char *name = (const char *)p;
+			size_t len = 0;
+
+			while (name[len])
+				len++;
+			p += (len + 4) & ~3UL;
+			depth++;
+			/* depth 1 is the root node */
+			if (depth >= 2 && matched == depth - 2 && depth - 2 < ncomp &&
+			    comp_eq(name, comp[depth - 2], clen[depth - 2]))
+				matched = depth - 1;
+		} else if (tok == FDT_END_NODE) {
+			if (matched == depth - 1 && depth >= 2)
+				matched = depth - 2;
+			depth--;
+			if (depth == 0)
+				break;
+		} else if (tok == FDT_PROP) {
+			uint32_t len = be32(p), nameoff = be32(p + 4);
+
+			if (matched == ncomp && depth == ncomp + 1 &&
+			    streq((const char *)strings + nameoff, prop)) {
+				if (lenp)
+					*lenp = len;
+				return p + 8;
+			}
+			p += 8 + ((len + 3) & ~3U);
+		} else if (tok == FDT_NOP) {
+			continue;
+		} else {
+			break;
+		}
+	}
+	return NULL;
+}
+
+uint32_t gt_fdt32(const void *p)
+{
+	return be32(p);
 }

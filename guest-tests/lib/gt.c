@@ -95,8 +95,8 @@ void gt_report(bool ok, const char *name, const char *file, int line, const char
 		gt_printf("TEST PASS %s:%s\n", gt_image_name, name);
 	} else {
 		gt_atomic_add(&n_failed, 1);
-		gt_printf("TEST FAIL %s:%s %s:%d: %s got=0x%lx expected=0x%lx\n", gt_image_name, name,
-			  file, line, expr, got, expected);
+		gt_printf("TEST FAIL %s:%s %s:%d: %s got=0x%lx expected=0x%lx\n", gt_image_name,
+			  name, file, line, expr, got, expected);
 	}
 }
 
@@ -252,15 +252,22 @@ void gt_trap_c(struct gt_frame *f)
 	if (cause == EXC_ECALL_U && f->regs[GT_REG_A7] == GT_USER_EXIT_EID)
 		gt_user_return(f->regs[GT_REG_A0]);
 	if (h->expect_cause >= 0) {
-		uint16_t insn = *(volatile uint16_t *)f->sepc;
+		bool fetch = cause == EXC_INSN_MISALIGNED || cause == EXC_INSN_ACCESS ||
+			     cause == EXC_INSN_PAGE;
+		uint16_t insn;
 
 		h->trapped_cause = (long)cause;
 		h->trapped_stval = f->stval;
 		h->trapped_sepc = f->sepc;
 		h->trapped_spp = (f->sstatus & SSTATUS_SPP) ? 1 : 0;
 		h->expect_cause = -1;
-		f->sepc += (insn & 3) == 3 ? 4 : 2;
-		return;
+		if (fetch && !h->trapped_spp)
+			gt_user_return(-1UL); /* nothing to skip: leave U-mode */
+		if (!fetch) {
+			insn = *(volatile uint16_t *)f->sepc;
+			f->sepc += (insn & 3) == 3 ? 4 : 2;
+			return;
+		}
 	}
 	gt_printf("gt: unexpected exception on hart %lu: scause=0x%lx sepc=0x%lx stval=0x%lx "
 		  "sstatus=0x%lx\n",

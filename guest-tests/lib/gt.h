@@ -12,35 +12,35 @@
 #include <stdint.h>
 #include "sbi_spec.h"
 
-#define GT_MAX_HARTS	8
-#define GT_STACK_SIZE	16384
-#define GT_USTACK_SIZE	8192
+#define GT_MAX_HARTS   8
+#define GT_STACK_SIZE  16384
+#define GT_USTACK_SIZE 8192
 
 /* CSRs and bits as a (V)S-mode guest sees them */
-#define SSTATUS_SIE	(1UL << 1)
-#define SSTATUS_SPIE	(1UL << 5)
-#define SSTATUS_SPP	(1UL << 8)
-#define SIP_SSIP	(1UL << IRQ_S_SOFT)
-#define SIP_STIP	(1UL << IRQ_S_TIMER)
-#define SIP_SEIP	(1UL << IRQ_S_EXT)
-#define SIE_SSIE	SIP_SSIP
-#define SIE_STIE	SIP_STIP
-#define SIE_SEIE	SIP_SEIP
-#define SCAUSE_IRQ	(1UL << 63)
+#define SSTATUS_SIE  (1UL << 1)
+#define SSTATUS_SPIE (1UL << 5)
+#define SSTATUS_SPP  (1UL << 8)
+#define SIP_SSIP     (1UL << IRQ_S_SOFT)
+#define SIP_STIP     (1UL << IRQ_S_TIMER)
+#define SIP_SEIP     (1UL << IRQ_S_EXT)
+#define SIE_SSIE     SIP_SSIP
+#define SIE_STIE     SIP_STIP
+#define SIE_SEIE     SIP_SEIP
+#define SCAUSE_IRQ   (1UL << 63)
 
-#define EXC_INSN_MISALIGNED	0
-#define EXC_INSN_ACCESS		1
-#define EXC_ILLEGAL_INSN	2
-#define EXC_BREAKPOINT		3
-#define EXC_LOAD_MISALIGNED	4
-#define EXC_LOAD_ACCESS		5
-#define EXC_STORE_MISALIGNED	6
-#define EXC_STORE_ACCESS	7
-#define EXC_ECALL_U		8
-#define EXC_ECALL_S		9
-#define EXC_INSN_PAGE		12
-#define EXC_LOAD_PAGE		13
-#define EXC_STORE_PAGE		15
+#define EXC_INSN_MISALIGNED  0
+#define EXC_INSN_ACCESS	     1
+#define EXC_ILLEGAL_INSN     2
+#define EXC_BREAKPOINT	     3
+#define EXC_LOAD_MISALIGNED  4
+#define EXC_LOAD_ACCESS	     5
+#define EXC_STORE_MISALIGNED 6
+#define EXC_STORE_ACCESS     7
+#define EXC_ECALL_U	     8
+#define EXC_ECALL_S	     9
+#define EXC_INSN_PAGE	     12
+#define EXC_LOAD_PAGE	     13
+#define EXC_STORE_PAGE	     15
 
 #define __gt_str(x) #x
 #define gt_str(x)   __gt_str(x)
@@ -86,11 +86,11 @@ static inline void gt_cpu_relax(void)
 /* ---- SBI ---- */
 struct sbi_ret gt_sbi_call(unsigned long eid, unsigned long fid, unsigned long a0, unsigned long a1,
 			   unsigned long a2, unsigned long a3, unsigned long a4, unsigned long a5);
-#define gt_sbi0(e, f)		    gt_sbi_call(e, f, 0, 0, 0, 0, 0, 0)
-#define gt_sbi1(e, f, a)	    gt_sbi_call(e, f, a, 0, 0, 0, 0, 0)
-#define gt_sbi2(e, f, a, b)	    gt_sbi_call(e, f, a, b, 0, 0, 0, 0)
-#define gt_sbi3(e, f, a, b, c)	    gt_sbi_call(e, f, a, b, c, 0, 0, 0)
-#define gt_sbi4(e, f, a, b, c, d)   gt_sbi_call(e, f, a, b, c, d, 0, 0)
+#define gt_sbi0(e, f)		  gt_sbi_call(e, f, 0, 0, 0, 0, 0, 0)
+#define gt_sbi1(e, f, a)	  gt_sbi_call(e, f, a, 0, 0, 0, 0, 0)
+#define gt_sbi2(e, f, a, b)	  gt_sbi_call(e, f, a, b, 0, 0, 0, 0)
+#define gt_sbi3(e, f, a, b, c)	  gt_sbi_call(e, f, a, b, c, 0, 0, 0)
+#define gt_sbi4(e, f, a, b, c, d) gt_sbi_call(e, f, a, b, c, d, 0, 0)
 long gt_sbi_probe(unsigned long eid);
 struct sbi_ret gt_sbi_set_timer(uint64_t stime);
 struct sbi_ret gt_sbi_send_ipi(unsigned long mask, unsigned long base);
@@ -107,13 +107,13 @@ void __attribute__((noreturn)) gt_sbi_shutdown(bool failure);
 bool gt_native(void);
 
 /* ---- console ---- */
-void gt_puts(const char *s);	/* writes s as is (a whole line should end in \n) */
+void gt_puts(const char *s); /* writes s as is (a whole line should end in \n) */
 int gt_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int gt_vsnprintf(char *buf, size_t size, const char *fmt, va_list ap);
 int gt_snprintf(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* ---- checks (output protocol: TEST PASS / TEST FAIL / TEST DONE) ---- */
-extern const char gt_image_name[];	/* defined by each image: GT_IMAGE("name") */
+extern const char gt_image_name[]; /* defined by each image: GT_IMAGE("name") */
 #define GT_IMAGE(name) const char gt_image_name[] = name
 
 void gt_report(bool ok, const char *name, const char *file, int line, const char *expr,
@@ -131,7 +131,7 @@ unsigned long gt_failed(void);
 #define GT_CHECK_NE(name, got, unexpected)                                                         \
 	({                                                                                         \
 		unsigned long __g = (unsigned long)(got), __e = (unsigned long)(unexpected);       \
-		gt_report(__g != __e, name, __FILE__, __LINE__, #got " != " #unexpected, __g,     \
+		gt_report(__g != __e, name, __FILE__, __LINE__, #got " != " #unexpected, __g,      \
 			  __e);                                                                    \
 		__g != __e;                                                                        \
 	})
@@ -153,8 +153,8 @@ unsigned long gt_failed(void);
 	({                                                                                         \
 		unsigned long __g = (unsigned long)(got) & (unsigned long)(mask);                  \
 		unsigned long __e = (unsigned long)(expected);                                     \
-		gt_report(__g == __e, name, __FILE__, __LINE__, "(" #got " & " #mask ") == " #expected, \
-			  __g, __e);                                                               \
+		gt_report(__g == __e, name, __FILE__, __LINE__,                                    \
+			  "(" #got " & " #mask ") == " #expected, __g, __e);                       \
 		__g == __e;                                                                        \
 	})
 /* An SBI return: error == expected error */
@@ -168,7 +168,7 @@ void __attribute__((noreturn)) gt_abort(const char *name, const char *file, int 
 
 /* ---- per-hart state, traps and interrupts ---- */
 struct gt_frame {
-	unsigned long regs[32];	/* x0..x31 (regs[2] = sp at trap time) */
+	unsigned long regs[32]; /* x0..x31 (regs[2] = sp at trap time) */
 	unsigned long sepc;
 	unsigned long sstatus;
 	unsigned long scause;
@@ -182,18 +182,18 @@ typedef void (*gt_irq_handler_t)(unsigned long irq, struct gt_frame *f);
 typedef void (*gt_hart_fn_t)(unsigned long hartid, unsigned long opaque);
 
 struct gt_hart {
-	unsigned long hartid;		/* offset 0 */
-	unsigned long user_ksp;		/* offset 8: kernel sp saved by gt_run_user */
-	unsigned long entry_sstatus;	/* offset 16: sstatus at gt_secondary_entry */
-	unsigned long entry_satp;	/* offset 24: satp at gt_secondary_entry */
+	unsigned long hartid;	     /* offset 0 */
+	unsigned long user_ksp;	     /* offset 8: kernel sp saved by gt_run_user */
+	unsigned long entry_sstatus; /* offset 16: sstatus at gt_secondary_entry */
+	unsigned long entry_satp;    /* offset 24: satp at gt_secondary_entry */
 	gt_hart_fn_t start_fn;
 	unsigned long start_opaque;
 	/* expected exception */
-	volatile long expect_cause;	/* -1: none expected */
-	volatile long trapped_cause;	/* -1: no trap since gt_expect_trap() */
+	volatile long expect_cause;  /* -1: none expected */
+	volatile long trapped_cause; /* -1: no trap since gt_expect_trap() */
 	volatile unsigned long trapped_stval;
 	volatile unsigned long trapped_sepc;
-	volatile unsigned long trapped_spp;	/* sstatus.SPP of the trap */
+	volatile unsigned long trapped_spp; /* sstatus.SPP of the trap */
 	volatile unsigned long irq_count[64];
 	volatile unsigned long last_irq_time;
 };
@@ -217,7 +217,8 @@ unsigned long gt_irq_count(unsigned long irq);
 
 /*
  * Expect an exception: gt_expect_trap(cause); <code>; gt_trapped() returns
- * the scause that was taken (or -1). The faulting instruction is skipped.
+ * the scause that was taken (or -1). The faulting instruction is skipped; an
+ * instruction fetch fault in U-mode ends gt_run_user() with ~0UL instead.
  */
 void gt_expect_trap(long cause);
 long gt_trapped(void);
@@ -225,7 +226,7 @@ long gt_trapped(void);
 /* Run fn(arg) in U-mode on this hart's user stack; returns its return value. */
 unsigned long gt_run_user(unsigned long (*fn)(unsigned long), unsigned long arg);
 /* From U-mode code: make an ecall (a7 = eid, a6 = fid) */
-#define GT_USER_EXIT_EID 0x47545558UL	/* "GTUX": internal, never reaches the SBI */
+#define GT_USER_EXIT_EID 0x47545558UL /* "GTUX": internal, never reaches the SBI */
 
 /* ---- secondary harts ---- */
 /* Asm entry for SBI HSM hart_start: a0 = hartid, a1 = opaque */
@@ -239,9 +240,9 @@ struct sbi_ret gt_hart_start(unsigned long hartid, gt_hart_fn_t fn, unsigned lon
 long gt_wait_hart_state(unsigned long hartid, long state, uint64_t timeout_ticks);
 
 /* ---- timer ---- */
-uint64_t gt_timebase(void);			/* ticks per second from the FDT */
+uint64_t gt_timebase(void); /* ticks per second from the FDT */
 uint64_t gt_us_to_ticks(uint64_t us);
-void gt_delay_ticks(uint64_t ticks);		/* busy-wait */
+void gt_delay_ticks(uint64_t ticks); /* busy-wait */
 /* Poll until *p >= val or timeout_ticks pass; returns whether *p >= val */
 bool gt_wait_ge(volatile unsigned long *p, unsigned long val, uint64_t timeout_ticks);
 /*
@@ -253,11 +254,16 @@ bool gt_wfi_wait_ge(volatile unsigned long *p, unsigned long val, uint64_t timeo
 /* ---- device tree ---- */
 void gt_fdt_init(const void *fdt);
 unsigned long gt_nr_harts(void);		/* cpu nodes under /cpus */
-unsigned long gt_hart_id_at(unsigned long idx);	/* idx-th cpu's hart id */
+unsigned long gt_hart_id_at(unsigned long idx); /* idx-th cpu's hart id */
 unsigned long gt_max_hart_id(void);
-bool gt_hart_has_ext(unsigned long hartid, const char *ext);	/* riscv,isa-extensions */
+bool gt_hart_has_ext(unsigned long hartid, const char *ext); /* riscv,isa-extensions */
 unsigned long gt_boot_hartid(void);
 const void *gt_fdt(void);
+unsigned long gt_ram_base(void); /* first /memory node's reg */
+unsigned long gt_ram_size(void);
+/* Property `prop` of the node at full path `path` (e.g. "/cpus/cpu@0"), or NULL */
+const void *gt_fdt_getprop(const char *path, const char *prop, unsigned int *lenp);
+uint32_t gt_fdt32(const void *p); /* big-endian cell */
 
 /* ---- atomics ---- */
 static inline unsigned long gt_atomic_add(volatile unsigned long *p, unsigned long v)

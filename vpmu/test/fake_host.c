@@ -111,8 +111,8 @@ static bool host_knows(unsigned int p, unsigned long ev, uint64_t data)
 	}
 }
 
-struct sbi_ret vpmu_phys_config(unsigned int idx, unsigned long host_flags,
-				unsigned long event_idx, uint64_t event_data)
+struct sbi_ret vpmu_phys_config(unsigned int idx, unsigned long host_flags, unsigned long event_idx,
+				uint64_t event_data)
 {
 	struct sbi_ret r = {SBI_SUCCESS, idx};
 

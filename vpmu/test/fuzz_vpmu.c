@@ -1,0 +1,234 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * libFuzzer target: random guest registers into the PMU dispatcher, mixed
+ * with firmware events, guest execution, vCPU put/load, CSR reads and
+ * resets. Asserts that every error is one the SBI spec lists for that FID
+ * and that the virtual and fake physical state stay consistent (no leaked
+ * physical counter, hcounteren bits only where the value is exact).
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/sbi.h"
+#include "fake_host.h"
+#include "sbi_spec.h"
+#include "vpmu.h"
+
+extern const struct sbi_ext sbi_ext_pmu;
+
+#define CHECK(c)                                                                                   \
+	do {                                                                                       \
+		if (!(c)) {                                                                        \
+			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c);      \
+			abort();                                                                   \
+		}                                                                                  \
+	} while (0)
+
+struct input {
+	const uint8_t *p;
+	size_t n;
+};
+
+static uint8_t byte(struct input *in)
+{
+	if (!in->n)
+		return 0;
+	in->n--;
+	return *in->p++;
+}
+
+static uint64_t u64(struct input *in)
+{
+	uint64_t x = 0;
+	unsigned int i;
+
+	for (i = 0; i < 8; i++)
+		x = (x << 8) | byte(in);
+	return x;
+}
+
+static const unsigned long events[] = {
+	0x1,	 0x2,	  0x3,	   0x10019, 0x1001b, 0x10021, 0x10000, 0x20000, 0x30000,
+	0xf0000, 0xf0005, 0xf0015, 0xf0016, 0xfffff, 0x1234,  0x0,     0x40000, 0x100001,
+};
+
+static unsigned long arg(struct input *in)
+{
+	uint8_t b = byte(in);
+
+	switch (b % 10) {
+	case 0:
+		return u64(in);
+	case 1:
+		return byte(in);
+	case 2:
+		return 1UL << (byte(in) % 64);
+	case 3:
+		return FAKE_RAM_BASE + (unsigned long)byte(in) * 0x100 + (byte(in) % 3) * 8;
+	case 4:
+		return events[byte(in) % (sizeof(events) / sizeof(events[0]))];
+	case 5:
+		return ~0UL;
+	case 6:
+		return 0;
+	case 7:
+		return ((unsigned long)byte(in) << 8 | byte(in)) & 0x7fffd;
+	case 8:
+		return FAKE_RAM_BASE + (unsigned long)(byte(in) % 16) * 0x1000;
+	default:
+		return (unsigned long)byte(in) << 19;
+	}
+}
+
+static bool allowed(unsigned long fid, long err)
+{
+	switch (fid) {
+	case SBI_EXT_PMU_NUM_COUNTERS:
+		return err == SBI_SUCCESS;
+	case SBI_EXT_PMU_COUNTER_GET_INFO:
+	case SBI_EXT_PMU_COUNTER_FW_READ:
+	case SBI_EXT_PMU_COUNTER_FW_READ_HI:
+		return err == SBI_SUCCESS || err == SBI_ERR_INVALID_PARAM;
+	case SBI_EXT_PMU_COUNTER_CFG_MATCH:
+		return err == SBI_SUCCESS || err == SBI_ERR_INVALID_PARAM ||
+		       err == SBI_ERR_NOT_SUPPORTED;
+	case SBI_EXT_PMU_COUNTER_START:
+		return err == SBI_SUCCESS || err == SBI_ERR_INVALID_PARAM ||
+		       err == SBI_ERR_ALREADY_STARTED || err == SBI_ERR_NO_SHMEM;
+	case SBI_EXT_PMU_COUNTER_STOP:
+		return err == SBI_SUCCESS || err == SBI_ERR_INVALID_PARAM ||
+		       err == SBI_ERR_ALREADY_STOPPED || err == SBI_ERR_NO_SHMEM;
+	case SBI_EXT_PMU_SNAPSHOT_SET_SHMEM:
+		return err == SBI_SUCCESS || err == SBI_ERR_NOT_SUPPORTED ||
+		       err == SBI_ERR_INVALID_PARAM || err == SBI_ERR_INVALID_ADDRESS;
+	case SBI_EXT_PMU_EVENT_GET_INFO:
+		return err == SBI_SUCCESS || err == SBI_ERR_NOT_SUPPORTED ||
+		       err == SBI_ERR_INVALID_PARAM || err == SBI_ERR_INVALID_ADDRESS ||
+		       err == SBI_ERR_FAILED;
+	default:
+		return err == SBI_ERR_NOT_SUPPORTED;
+	}
+}
+
+static void check_state(struct vpmu *v)
+{
+	unsigned int i, nhw = vpmu_num_hw();
+	unsigned long en = vpmu_hcounteren(v);
+
+	CHECK(vpmu_num_total() == nhw + VPMU_NUM_FW);
+	CHECK(!(en & 2));
+	CHECK(fake.counteren == (v->loaded ? en : 0));
+	for (i = 0; i < VPMU_MAX_COUNTERS; i++) {
+		const struct vpmu_ctr *c = &v->ctr[i];
+
+		CHECK(c->state <= VPMU_CTR_STARTED);
+		if (i >= vpmu_num_total())
+			CHECK(c->state == VPMU_CTR_UNCONFIGURED);
+		if (c->state == VPMU_CTR_UNCONFIGURED || !v->loaded || i >= nhw)
+			CHECK(c->phys == -1);
+		if (c->phys >= 0) {
+			CHECK(c->phys == (int)i);
+			CHECK(fake.c[i].configured);
+			CHECK(fake.c[i].running == (c->state == VPMU_CTR_STARTED && c->synced));
+		}
+		if ((en >> i) & 1) {
+			CHECK(c->phys == (int)i && c->synced);
+			CHECK(fake.c[i].value == vpmu_ctr_value(v, i));
+		}
+	}
+	/* no leaked programmable counter: a single vCPU owns this hart */
+	for (i = 3; i < FAKE_NCTR; i++)
+		if (fake.c[i].configured)
+			CHECK(v->loaded && v->ctr[i].phys == (int)i);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static struct vcpu vc;
+	struct vpmu *v = &vc.vpmu;
+	struct input in = {data, size};
+	uint8_t cfg = byte(&in);
+	unsigned int steps = 0;
+
+	fake_reset();
+	fake.prog_cycles_count = cfg & 1;
+	fake.prog_width = (cfg & 2) ? 48 : 64;
+	if (cfg & 4) {
+		fake.num_hw = 9;
+		fake.hw_mask = 0x5 | 0x150; /* holes */
+	}
+	if (cfg & 8)
+		fake.cycles_map = 0x78;
+	vpmu_global_init();
+	vpmu_vcpu_init(v);
+	vpmu_vcpu_load(v);
+
+	while (in.n && steps++ < 64) {
+		uint8_t op = byte(&in);
+		unsigned long val;
+
+		switch (op % 16) {
+		default: {
+			unsigned long fid = byte(&in) % 10, args[6];
+			struct sbi_ret r;
+			unsigned int k;
+
+			for (k = 0; k < 6; k++)
+				args[k] = arg(&in);
+			r = sbi_ext_pmu.handler(&vc, SBI_EXT_PMU, fid, args);
+			if (!allowed(fid, r.error)) {
+				fprintf(stderr, "fid %lu -> error %ld\n", fid, r.error);
+				abort();
+			}
+			if (fid == SBI_EXT_PMU_COUNTER_CFG_MATCH && !r.error)
+				CHECK(r.value < vpmu_num_total() &&
+				      v->ctr[r.value].state != VPMU_CTR_UNCONFIGURED);
+			if (fid == SBI_EXT_PMU_COUNTER_FW_READ_HI && !r.error)
+				CHECK(r.value == 0);
+			if (fid == SBI_EXT_PMU_NUM_COUNTERS)
+				CHECK(r.value == vpmu_num_total());
+			break;
+		}
+		case 10:
+			vpmu_fw_event(v, byte(&in) % 24);
+			break;
+		case 11:
+			fake_advance(byte(&in));
+			break;
+		case 12:
+			if (v->loaded)
+				vpmu_vcpu_put(v);
+			else
+				vpmu_vcpu_load(v);
+			break;
+		case 13: {
+			unsigned int i = byte(&in) % 40;
+
+			if (vpmu_csr_read(v, 0xc00 + i, &val) == 0) {
+				CHECK(i < vpmu_num_hw() && i != 1);
+				CHECK(v->ctr[i].state != VPMU_CTR_UNCONFIGURED);
+				CHECK(val == vpmu_ctr_value(v, i));
+			} else {
+				CHECK(i >= vpmu_num_hw() || i == 1 ||
+				      v->ctr[i].state == VPMU_CTR_UNCONFIGURED ||
+				      !((vpmu_hw_valid_mask() >> i) & 1));
+			}
+			break;
+		}
+		case 14:
+			if (byte(&in) == 0x5a)
+				vpmu_vcpu_reset(v);
+			break;
+		}
+		check_state(v);
+	}
+	vpmu_vcpu_reset(v);
+	vpmu_vcpu_put(v);
+	check_state(v);
+	for (unsigned int i = 3; i < FAKE_NCTR; i++)
+		CHECK(!fake.c[i].configured);
+	return 0;
+}

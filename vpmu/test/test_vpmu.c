@@ -1,0 +1,1279 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Unit tests of the virtual PMU: every SBI PMU function, flag and error
+ * code, the counter state machine, load/put and hcounteren, against the
+ * fake OpenSBI-on-QEMU backend and fake guest RAM of fake_host.c.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "core/sbi.h"
+#include "fake_host.h"
+#include "sbi_spec.h"
+#include "vpmu.h"
+
+extern const struct sbi_ext sbi_ext_pmu;
+
+#define NHW	19 /* QEMU virt: 0, (1), 2, 3..18 */
+#define FW0	NHW
+#define NTOT	(NHW + 22)
+#define HWMASK	0x7fffdUL
+#define FWMASK	(((1UL << 22) - 1) << FW0)
+#define ALLMASK (HWMASK | FWMASK) /* what Linux passes: counters get_info accepts */
+
+#define EV_CYCLES  0x1UL
+#define EV_INSTR   0x2UL
+#define EV_DTLB_RD 0x10019UL
+#define EV_RAW	   0x20000UL
+#define EV_RAW2	   0x30000UL
+#define EV_FW(c)   (0xf0000UL | (c))
+
+#define BASE_INH (SBI_PMU_CFG_FLAG_SET_SINH | SBI_PMU_CFG_FLAG_SET_UINH | SBI_PMU_CFG_FLAG_SET_MINH)
+#define SHMEM	 (FAKE_RAM_BASE + 0x1000)
+
+static struct vcpu vc;
+static struct vpmu *v = &vc.vpmu;
+
+static struct sbi_ret call(unsigned long fid, unsigned long a0, unsigned long a1, unsigned long a2,
+			   unsigned long a3, unsigned long a4)
+{
+	unsigned long args[6] = {a0, a1, a2, a3, a4, 0};
+
+	return sbi_ext_pmu.handler(&vc, SBI_EXT_PMU, fid, args);
+}
+
+#define NUM()		     call(SBI_EXT_PMU_NUM_COUNTERS, 0, 0, 0, 0, 0)
+#define INFO(i)		     call(SBI_EXT_PMU_COUNTER_GET_INFO, i, 0, 0, 0, 0)
+#define CFG(b, m, f, e, d)   call(SBI_EXT_PMU_COUNTER_CFG_MATCH, b, m, f, e, d)
+#define START(b, m, f, iv)   call(SBI_EXT_PMU_COUNTER_START, b, m, f, iv, 0)
+#define STOP(b, m, f)	     call(SBI_EXT_PMU_COUNTER_STOP, b, m, f, 0, 0)
+#define FWREAD(i)	     call(SBI_EXT_PMU_COUNTER_FW_READ, i, 0, 0, 0, 0)
+#define FWREADHI(i)	     call(SBI_EXT_PMU_COUNTER_FW_READ_HI, i, 0, 0, 0, 0)
+#define SHMEM_SET(lo, hi, f) call(SBI_EXT_PMU_SNAPSHOT_SET_SHMEM, lo, hi, f, 0, 0)
+#define EVINFO(lo, hi, n, f) call(SBI_EXT_PMU_EVENT_GET_INFO, lo, hi, n, f, 0)
+
+static void *ram(uint64_t gpa)
+{
+	return fake_ram + (gpa - FAKE_RAM_BASE);
+}
+
+static uint64_t ram64(uint64_t gpa)
+{
+	uint64_t x;
+	memcpy(&x, ram(gpa), 8);
+	return x;
+}
+
+static void set_ram64(uint64_t gpa, uint64_t x)
+{
+	memcpy(ram(gpa), &x, 8);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	fake_reset();
+	vpmu_global_init();
+	vpmu_vcpu_init(v);
+	vpmu_vcpu_load(v);
+	fake.n_config = fake.n_start = fake.n_stop = 0;
+	return 0;
+}
+
+/* Configure + start; returns the counter */
+static unsigned long cfg_start(unsigned long base, unsigned long mask, unsigned long ev,
+			       uint64_t ival)
+{
+	struct sbi_ret r = CFG(base, mask, 0, ev, 0);
+
+	assert_int_equal(r.error, SBI_SUCCESS);
+	assert_int_equal(START(r.value, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, ival).error,
+			 SBI_SUCCESS);
+	return r.value;
+}
+
+/* ------------------------------------------------------ layout and info */
+
+static void test_layout_probe(void **state)
+{
+	(void)state;
+	assert_true(vpmu_available());
+	assert_int_equal(vpmu_num_hw(), NHW);
+	assert_int_equal(vpmu_num_total(), NTOT);
+	assert_int_equal(vpmu_hw_valid_mask(), HWMASK);
+	assert_false(vpmu_prog_counts(0)); /* QEMU: cycles only on counter 0 */
+	assert_true(vpmu_prog_counts(1));
+	assert_int_equal(sbi_ext_pmu.probe(&vc), 1);
+	assert_int_equal(sbi_ext_pmu.eid_min, SBI_EXT_PMU);
+}
+
+static void test_layout_prog_cycles_probe(void **state)
+{
+	(void)state;
+	fake_reset();
+	fake.prog_cycles_count = true;
+	vpmu_global_init();
+	assert_true(vpmu_prog_counts(0));
+}
+
+static void test_no_host_pmu(void **state)
+{
+	(void)state;
+	fake_reset();
+	fake.available = 0;
+	vpmu_global_init();
+	vpmu_vcpu_init(v);
+	assert_false(vpmu_available());
+	assert_int_equal(sbi_ext_pmu.probe(&vc), 0);
+	assert_int_equal(NUM().error, SBI_ERR_NOT_SUPPORTED);
+}
+
+static void test_num_counters(void **state)
+{
+	struct sbi_ret r = NUM();
+
+	(void)state;
+	assert_int_equal(r.error, SBI_SUCCESS);
+	assert_int_equal(r.value, NTOT);
+	assert_true(r.value < 64);
+}
+
+static void test_get_info_hw(void **state)
+{
+	struct sbi_ret r;
+	unsigned long i;
+
+	(void)state;
+	r = INFO(0);
+	assert_int_equal(r.error, SBI_SUCCESS);
+	assert_int_equal(SBI_PMU_CTR_INFO_CSR(r.value), 0xc00);
+	assert_int_equal(SBI_PMU_CTR_INFO_WIDTH(r.value), 63);
+	assert_int_equal(r.value >> 63, 0);
+	r = INFO(2);
+	assert_int_equal(SBI_PMU_CTR_INFO_CSR(r.value), 0xc02);
+	for (i = 3; i < NHW; i++) {
+		r = INFO(i);
+		assert_int_equal(r.error, SBI_SUCCESS);
+		assert_int_equal(SBI_PMU_CTR_INFO_CSR(r.value), 0xc00 + i);
+	}
+}
+
+static void test_get_info_time_invalid(void **state)
+{
+	(void)state;
+	assert_int_equal(INFO(1).error, SBI_ERR_INVALID_PARAM);
+}
+
+static void test_get_info_fw(void **state)
+{
+	unsigned long i;
+
+	(void)state;
+	for (i = FW0; i < NTOT; i++) {
+		struct sbi_ret r = INFO(i);
+
+		assert_int_equal(r.error, SBI_SUCCESS);
+		assert_true(r.value & SBI_PMU_CTR_INFO_FW);
+		assert_int_equal(SBI_PMU_CTR_INFO_CSR(r.value), 0);
+		assert_int_equal(SBI_PMU_CTR_INFO_WIDTH(r.value), 63);
+	}
+}
+
+static void test_get_info_out_of_range(void **state)
+{
+	(void)state;
+	assert_int_equal(INFO(NTOT).error, SBI_ERR_INVALID_PARAM);
+	assert_int_equal(INFO(63).error, SBI_ERR_INVALID_PARAM);
+	assert_int_equal(INFO(~0UL).error, SBI_ERR_INVALID_PARAM);
+}
+
+static void test_get_info_true_width(void **state)
+{
+	(void)state;
+	fake_reset();
+	fake.prog_width = 48;
+	vpmu_global_init();
+	assert_int_equal(SBI_PMU_CTR_INFO_WIDTH(INFO(3).value), 47);
+	assert_int_equal(SBI_PMU_CTR_INFO_WIDTH(INFO(0).value), 63);
+}
+
+static void test_layout_holes(void **state)
+{
+	(void)state;
+	fake_reset();
+	fake.hw_mask = 0x5 | (1U << 4) | (1U << 6); /* 0, 2, 4, 6 */
+	fake.num_hw = 7;
+	vpmu_global_init();
+	vpmu_vcpu_init(v);
+	vpmu_vcpu_load(v);
+	assert_int_equal(NUM().value, 7 + 22);
+	assert_int_equal(INFO(3).error, SBI_ERR_INVALID_PARAM);
+	assert_int_equal(INFO(5).error, SBI_ERR_INVALID_PARAM);
+	assert_int_equal(INFO(4).error, SBI_SUCCESS);
+	assert_true(INFO(7).value & SBI_PMU_CTR_INFO_FW);
+	/* a hole in the set is an invalid counter */
+	assert_int_equal(CFG(3, 1, 0, EV_INSTR, 0).error, SBI_ERR_INVALID_PARAM);
+	assert_int_equal(CFG(4, 1, 0, EV_INSTR, 0).value, 4);
+}
+
+/* --------------------------------------------------------- config_matching */
+
+static void test_cfg_reserved_flags(void **state)
+{
+	(void)state;
+	assert_int_equal(CFG(0, ALLMASK, 1UL << 8, EV_INSTR, 0).error, SBI_ERR_INVALID_PARAM);
+	assert_int_equal(CFG(0, ALLMASK, 1UL << 63, EV_INSTR, 0).error, SBI_ERR_INVALID_PARAM);
+	assert_int_equal(fake.n_config, 0);
+}
+
+static void test_cfg_invalid_sets(void **state)
+{
+	(void)state;
+	assert_int_equal(CFG(0, 0, 0, EV_INSTR, 0).error, SBI_ERR_INVALID_PARAM);
+	assert_int_equal(CFG(NTOT, 1, 0, EV_FW(5), 0).error, SBI_ERR_INVALID_PARAM);
+	assert_int_equal(CFG(NTOT - 1, 3, 0, EV_FW(5), 0).error, SBI_ERR_INVALID_PARAM);
+	assert_int_equal(CFG(~0UL, 1, 0, EV_FW(5), 0).error, SBI_ERR_INVALID_PARAM);
+	assert_int_equal(CFG(2, 1UL << 63, 0, EV_FW(5), 0).error, SBI_ERR_INVALID_PARAM);
+	assert_int_equal(CFG(1, 1, 0, EV_INSTR, 0).error, SBI_ERR_INVALID_PARAM);    /* time */
+	assert_int_equal(CFG(0, ~0UL, 0, EV_INSTR, 0).error, SBI_ERR_INVALID_PARAM); /* has 1 */
+}
+
+static void test_cfg_event_0x1234_not_supported(void **state)
+{
+	(void)state;
+	/* OpenSBI says INVALID_PARAM here; the spec says NOT_SUPPORTED */
+	assert_int_equal(CFG(0, ALLMASK, 0, 0x1234, 0).error, SBI_ERR_NOT_SUPPORTED);
+}
+
+static void test_cfg_unsupported_events(void **state)
+{
+	static const struct {
+		unsigned long ev;
+		uint64_t data;
+	} bad[] = {
+		{0x0, 0},			 /* NO_EVENT */
+		{0xb, 0},			 /* general code 11 */
+		{EV_INSTR, 1},			 /* reserved event_data */
+		{0x10000 | (7 << 3), 0},	 /* cache id 7 */
+		{0x10000 | (3 << 1), 0},	 /* cache op 3 */
+		{0x10000, 5},			 /* cache, reserved data */
+		{EV_RAW | 1, FAKE_RAW_OK},	 /* raw with code */
+		{EV_RAW, 1ULL << 48},		 /* raw: beyond 48 bits */
+		{EV_RAW2, 1ULL << 58},		 /* raw v2: beyond 58 bits */
+		{EV_RAW, 0x777},		 /* raw the host does not know */
+		{0x40000, 0},			 /* type 4 */
+		{EV_FW(22), 0},			 /* reserved fw */
+		{EV_FW(256), 0},		 /* implementation fw */
+		{EV_FW(SBI_PMU_FW_PLATFORM), 7}, /* platform fw */
+		{EV_FW(5), 1},			 /* fw reserved data */
+		{0x100002, 0},			 /* beyond 20 bits */
+		{EV_DTLB_RD | 0x300000, 0},
+	};
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(CFG(0, ALLMASK, 0, bad[i].ev, bad[i].data).error,
+				 SBI_ERR_NOT_SUPPORTED);
+}
+
+static void test_cfg_cycles_on_counter0(void **state)
+{
+	struct sbi_ret r;
+
+	(void)state;
+	r = CFG(0, ALLMASK, 0, EV_CYCLES, 0);
+	assert_int_equal(r.error, SBI_SUCCESS);
+	assert_int_equal(r.value, 0);
+	assert_int_equal(fake.c[0].event_idx, EV_CYCLES);
+	assert_false(fake.c[0].running);
+	/* a second cycles counter: programmable ones do not count cycles */
+	assert_int_equal(CFG(0, ALLMASK, 0, EV_CYCLES, 0).error, SBI_ERR_NOT_SUPPORTED);
+}
+
+static void test_cfg_cycles_programmable_when_counting(void **state)
+{
+	(void)state;
+	fake_reset();
+	fake.prog_cycles_count = true;
+	vpmu_global_init();
+	vpmu_vcpu_init(v);
+	vpmu_vcpu_load(v);
+	/* counter 0 first, then the programmable ones */
+	assert_int_equal(CFG(0, ALLMASK, 0, EV_CYCLES, 0).value, 0);
+	assert_int_equal(CFG(0, ALLMASK, 0, EV_CYCLES, 0).value, 3);
+}
+
+static void test_cfg_cycles_programmable_refused(void **state)
+{
+	(void)state;
+	assert_int_equal(CFG(0, HWMASK & ~1UL, 0, EV_CYCLES, 0).error, SBI_ERR_NOT_SUPPORTED);
+	assert_int_equal(CFG(5, 1, SBI_PMU_CFG_FLAG_SKIP_MATCH, EV_CYCLES, 0).error,
+			 SBI_ERR_NOT_SUPPORTED);
+}
+
+static void test_cfg_instret_prefers_programmable(void **state)
+{
+	(void)state;
+	assert_int_equal(CFG(0, ALLMASK, 0, EV_INSTR, 0).value, 3);
+	assert_int_equal(CFG(0, ALLMASK, 0, EV_INSTR, 0).value, 4);
+}
+
+static void test_cfg_instret_fixed(void **state)
+{
+	(void)state;
+	assert_int_equal(CFG(2, 1, 0, EV_INSTR, 0).value, 2);
+	assert_int_equal(fake.c[2].event_idx, EV_INSTR);
+}
+
+static void test_cfg_no_other_event_on_fixed(void **state)
+{
+	(void)state;
+	assert_int_equal(CFG(0, 5, 0, EV_DTLB_RD, 0).error, SBI_ERR_NOT_SUPPORTED);
+	assert_int_equal(CFG(2, 1, 0, EV_CYCLES, 0).error, SBI_ERR_NOT_SUPPORTED);
+}
+
+static void test_cfg_hw_events_mirror_host(void **state)
+{
+	(void)state;
+	assert_int_equal(CFG(0, ALLMASK, 0, EV_DTLB_RD, 0).value, 3);
+	assert_int_equal(CFG(0, ALLMASK, 0, 0x1001b, 0).value, 4);
+	assert_int_equal(CFG(0, ALLMASK, 0, 0x10021, 0).value, 5);
+	assert_int_equal(CFG(0, ALLMASK, 0, EV_RAW, FAKE_RAW_OK).value, 6);
+	assert_int_equal(fake.c[6].event_data, FAKE_RAW_OK);
+	/* raw v2: all 58 bits reach the host untouched */
+	assert_int_equal(CFG(0, ALLMASK, 0, EV_RAW2, FAKE_RAW2_OK).value, 7);
+	assert_int_equal(fake.c[7].event_data, FAKE_RAW2_OK);
+	assert_int_equal(fake.c[7].event_idx, EV_RAW2);
+	/* cache events the host does not count */
+	assert_int_equal(CFG(0, ALLMASK, 0, 0x10000, 0).error, SBI_ERR_NOT_SUPPORTED);
+}
+
+static void test_cfg_filter_translation(void **state)
+{
+	(void)state;
+	assert_int_equal(CFG(3, 1, 0, EV_INSTR, 0).value, 3);
+	assert_int_equal(fake.c[3].flags, BASE_INH);
+	assert_int_equal(CFG(4, 1, SBI_PMU_CFG_FLAG_SET_SINH, EV_INSTR, 0).value, 4);
+	assert_int_equal(fake.c[4].flags, BASE_INH | SBI_PMU_CFG_FLAG_SET_VSINH);
+	assert_int_equal(CFG(5, 1, SBI_PMU_CFG_FLAG_SET_UINH, EV_INSTR, 0).value, 5);
+	assert_int_equal(fake.c[5].flags, BASE_INH | SBI_PMU_CFG_FLAG_SET_VUINH);
+	assert_int_equal(
+		CFG(0, 1, SBI_PMU_CFG_FLAG_SET_SINH | SBI_PMU_CFG_FLAG_SET_UINH, EV_CYCLES, 0)
+			.value,
+		0);
+	assert_int_equal(fake.c[0].flags,
+			 BASE_INH | SBI_PMU_CFG_FLAG_SET_VSINH | SBI_PMU_CFG_FLAG_SET_VUINH);
+}
+
+static void test_cfg_guest_vsinh_vuinh_minh_ignored(void **state)
+{
+	(void)state;
+	assert_int_equal(CFG(3, 1,
+			     SBI_PMU_CFG_FLAG_SET_VSINH | SBI_PMU_CFG_FLAG_SET_VUINH |
+				     SBI_PMU_CFG_FLAG_SET_MINH,
+			     EV_INSTR, 0)
+				 .error,
+			 SBI_SUCCESS);
+	assert_int_equal(fake.c[3].flags, BASE_INH);
+}
+
+static void test_cfg_skip_match(void **state)
+{
+	(void)state;
+	/* Linux legacy mode: instructions on counter 2, cycles on 0 */
+	assert_int_equal(CFG(2, 1, SBI_PMU_CFG_FLAG_SKIP_MATCH, EV_INSTR, 0).value, 2);
+	assert_int_equal(CFG(0, 1, SBI_PMU_CFG_FLAG_SKIP_MATCH, EV_CYCLES, 0).value, 0);
+	/* the first counter of the set, whatever follows */
+	assert_int_equal(CFG(8, 0xf0, SBI_PMU_CFG_FLAG_SKIP_MATCH, EV_INSTR, 0).value, 12);
+	/* SKIP_MATCH reconfigures a stopped counter */
+	assert_int_equal(CFG(12, 1, SBI_PMU_CFG_FLAG_SKIP_MATCH, EV_DTLB_RD, 0).value, 12);
+	assert_int_equal(fake.c[12].event_idx, EV_DTLB_RD);
+	/* but not a started one */
+	assert_int_equal(START(12, 1, 0, 0).error, SBI_SUCCESS);
+	assert_int_equal(CFG(12, 1, SBI_PMU_CFG_FLAG_SKIP_MATCH, EV_INSTR, 0).error,
+			 SBI_ERR_NOT_SUPPORTED);
+	assert_true(fake.c[12].running);
+	/* wrong kind of counter */
+	assert_int_equal(CFG(3, 1, SBI_PMU_CFG_FLAG_SKIP_MATCH, EV_FW(5), 0).error,
+			 SBI_ERR_NOT_SUPPORTED);
+	assert_int_equal(CFG(FW0, 1, SBI_PMU_CFG_FLAG_SKIP_MATCH, EV_INSTR, 0).error,
+			 SBI_ERR_NOT_SUPPORTED);
+	assert_int_equal(CFG(FW0, 1, SBI_PMU_CFG_FLAG_SKIP_MATCH, EV_FW(5), 0).value, FW0);
+}
+
+static void test_cfg_skip_match_refused_keeps_old(void **state)
+{
+	(void)state;
+	assert_int_equal(CFG(3, 1, 0, EV_DTLB_RD, 0).value, 3);
+	assert_int_equal(CFG(3, 1, SBI_PMU_CFG_FLAG_SKIP_MATCH, EV_RAW, 0x999).error,
+			 SBI_ERR_NOT_SUPPORTED);
+	assert_true(fake.c[3].configured);
+	assert_int_equal(fake.c[3].event_idx, EV_DTLB_RD);
+	assert_int_equal(START(3, 1, 0, 0).error, SBI_SUCCESS);
+}
+
+static void test_cfg_busy_counters_skipped(void **state)
+{
+	unsigned int i;
+
+	(void)state;
+	for (i = 3; i < NHW; i++)
+		assert_int_equal(CFG(0, ALLMASK, 0, EV_INSTR, 0).value, i);
+	assert_int_equal(CFG(0, ALLMASK, 0, EV_INSTR, 0).value, 2);
+	assert_int_equal(CFG(0, ALLMASK, 0, EV_INSTR, 0).error, SBI_ERR_NOT_SUPPORTED);
+	assert_int_equal(CFG(0, ALLMASK, 0, EV_DTLB_RD, 0).error, SBI_ERR_NOT_SUPPORTED);
+}
+
+static void test_cfg_clear_value(void **state)
+{
+	unsigned long i;
+
+	(void)state;
+	i = cfg_start(0, ALLMASK, EV_INSTR, 100);
+	fake_advance(50);
+	assert_int_equal(STOP(i, 1, 0).error, SBI_SUCCESS);
+	assert_int_equal(vpmu_ctr_value(v, i), 150);
+	/* reconfigure without CLEAR_VALUE keeps the value, with it zeroes */
+	assert_int_equal(CFG(i, 1, SBI_PMU_CFG_FLAG_SKIP_MATCH, EV_INSTR, 0).value, i);
+	assert_int_equal(vpmu_ctr_value(v, i), 150);
+	assert_int_equal(
+		CFG(i, 1, SBI_PMU_CFG_FLAG_SKIP_MATCH | SBI_PMU_CFG_FLAG_CLEAR_VALUE, EV_INSTR, 0)
+			.value,
+		i);
+	assert_int_equal(vpmu_ctr_value(v, i), 0);
+}
+
+static void test_cfg_auto_start(void **state)
+{
+	struct sbi_ret r;
+
+	(void)state;
+	r = CFG(0, ALLMASK, SBI_PMU_CFG_FLAG_AUTO_START | SBI_PMU_CFG_FLAG_CLEAR_VALUE, EV_INSTR,
+		0);
+	assert_int_equal(r.error, SBI_SUCCESS);
+	assert_true(fake.c[r.value].running);
+	fake_advance(7);
+	assert_int_equal(vpmu_ctr_value(v, r.value), 7);
+	assert_int_equal(START(r.value, 1, 0, 0).error, SBI_ERR_ALREADY_STARTED);
+	/* fw counter auto start */
+	r = CFG(0, ALLMASK, SBI_PMU_CFG_FLAG_AUTO_START, EV_FW(SBI_PMU_FW_SET_TIMER), 0);
+	assert_int_equal(r.value, FW0);
+	vpmu_fw_event(v, SBI_PMU_FW_SET_TIMER);
+	assert_int_equal(FWREAD(FW0).value, 1);
+}
+
+static void test_cfg_host_fallback_undone(void **state)
+{
+	unsigned long i;
+
+	(void)state;
+	/* cycles counting on programmable 3..10 only; the host falls back to 0 elsewhere */
+	fake_reset();
+	fake.prog_cycles_count = true;
+	fake.cycles_map = 0x7f8;
+	vpmu_global_init();
+	vpmu_vcpu_init(v);
+	vpmu_vcpu_load(v);
+	i = CFG(0, 1, SBI_PMU_CFG_FLAG_SET_SINH, EV_CYCLES, 0).value;
+	assert_int_equal(i, 0);
+	assert_int_equal(START(0, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, 1000).error, SBI_SUCCESS);
+	fake_advance(10);
+	assert_int_equal(CFG(11, 1, 0, EV_CYCLES, 0).error, SBI_ERR_NOT_SUPPORTED);
+	/* counter 0 kept its filters, value and run state */
+	assert_int_equal(fake.c[0].flags, BASE_INH | SBI_PMU_CFG_FLAG_SET_VSINH);
+	assert_true(fake.c[0].running);
+	fake_advance(5);
+	assert_int_equal(vpmu_ctr_value(v, 0), 1015);
+	assert_int_equal(vpmu_hcounteren(v) & 1, 1);
+}
+
+static void test_cfg_acceptance_cache(void **state)
+{
+	unsigned int n;
+
+	(void)state;
+	assert_int_equal(CFG(0, ALLMASK, 0, 0x10000, 0).error, SBI_ERR_NOT_SUPPORTED);
+	n = fake.n_config;
+	assert_int_equal(CFG(0, ALLMASK, 0, 0x10000, 0).error, SBI_ERR_NOT_SUPPORTED);
+	assert_int_equal(fake.n_config, n); /* refused before: no host call */
+}
+
+/* ----------------------------------------------------------- start / stop */
+
+static void test_start_stop_counts(void **state)
+{
+	unsigned long i;
+	unsigned long val;
+
+	(void)state;
+	i = cfg_start(0, ALLMASK, EV_INSTR, 1000);
+	fake_advance(234);
+	assert_int_equal(vpmu_csr_read(v, 0xc00 + i, &val), 0);
+	assert_int_equal(val, 1234);
+	assert_int_equal(STOP(i, 1, 0).error, SBI_SUCCESS);
+	fake_advance(1000);
+	assert_int_equal(vpmu_csr_read(v, 0xc00 + i, &val), 0);
+	assert_int_equal(val, 1234);
+	/* restart without SET_INIT_VALUE continues from the current value */
+	assert_int_equal(START(i, 1, 0, 5).error, SBI_SUCCESS);
+	fake_advance(6);
+	assert_int_equal(vpmu_ctr_value(v, i), 1240);
+}
+
+static void test_start_already_started(void **state)
+{
+	unsigned long a, b;
+
+	(void)state;
+	a = cfg_start(0, ALLMASK, EV_INSTR, 0);
+	b = CFG(0, ALLMASK, 0, EV_INSTR, 0).value;
+	/* both in the set: b starts, the error still says ALREADY_STARTED */
+	assert_int_equal(START(a, (1UL << (b - a)) | 1, 0, 0).error, SBI_ERR_ALREADY_STARTED);
+	assert_true(fake.c[b].running);
+}
+
+static void test_start_unconfigured_invalid(void **state)
+{
+	unsigned long a;
+
+	(void)state;
+	assert_int_equal(START(5, 1, 0, 0).error, SBI_ERR_INVALID_PARAM);
+	assert_int_equal(START(FW0, 1, 0, 0).error, SBI_ERR_INVALID_PARAM);
+	a = CFG(3, 1, 0, EV_INSTR, 0).value;
+	/* atomic: nothing starts when one counter of the set is unconfigured */
+	assert_int_equal(START(a, 3, 0, 0).error, SBI_ERR_INVALID_PARAM);
+	assert_false(fake.c[a].running);
+}
+
+static void test_start_flags(void **state)
+{
+	(void)state;
+	CFG(3, 1, 0, EV_INSTR, 0);
+	assert_int_equal(START(3, 1, 1UL << 2, 0).error, SBI_ERR_INVALID_PARAM);
+	assert_int_equal(
+		START(3, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE | SBI_PMU_START_FLAG_INIT_SNAPSHOT, 0)
+			.error,
+		SBI_ERR_INVALID_PARAM);
+	assert_int_equal(START(3, 1, SBI_PMU_START_FLAG_INIT_SNAPSHOT, 0).error, SBI_ERR_NO_SHMEM);
+	assert_false(fake.c[3].running);
+}
+
+static void test_start_invalid_sets(void **state)
+{
+	(void)state;
+	assert_int_equal(START(0, 0, 0, 0).error, SBI_ERR_INVALID_PARAM);
+	assert_int_equal(START(NTOT, 1, 0, 0).error, SBI_ERR_INVALID_PARAM);
+	assert_int_equal(START(~0UL, 2, 0, 0).error, SBI_ERR_INVALID_PARAM);
+	assert_int_equal(START(0, 2, 0, 0).error, SBI_ERR_INVALID_PARAM);
+	assert_int_equal(START(1UL << 63, 1UL << 63, 0, 0).error, SBI_ERR_INVALID_PARAM);
+}
+
+static void test_start_init_value_width(void **state)
+{
+	(void)state;
+	fake_reset();
+	fake.prog_width = 48;
+	vpmu_global_init();
+	vpmu_vcpu_init(v);
+	vpmu_vcpu_load(v);
+	cfg_start(3, 1, EV_INSTR, (1ULL << 48) + 5);
+	assert_int_equal(vpmu_ctr_value(v, 3), 5);
+	assert_int_equal(fake.c[3].value, 5);
+}
+
+static void test_stop_already_stopped(void **state)
+{
+	unsigned long i;
+
+	(void)state;
+	i = cfg_start(0, ALLMASK, EV_INSTR, 0);
+	assert_int_equal(STOP(i, 1, 0).error, SBI_SUCCESS);
+	assert_int_equal(STOP(i, 1, 0).error, SBI_ERR_ALREADY_STOPPED);
+	/* configured, never started */
+	assert_int_equal(STOP(CFG(0, ALLMASK, 0, EV_INSTR, 0).value, 1, 0).error,
+			 SBI_ERR_ALREADY_STOPPED);
+	/* unconfigured counters are not running either */
+	assert_int_equal(STOP(10, 1, 0).error, SBI_ERR_ALREADY_STOPPED);
+}
+
+static void test_stop_fw_already_stopped(void **state)
+{
+	struct sbi_ret r;
+
+	(void)state;
+	/* OpenSBI returns success here; the spec says ALREADY_STOPPED */
+	r = CFG(0, ALLMASK, 0, EV_FW(SBI_PMU_FW_IPI_SENT), 0);
+	assert_int_equal(START(r.value, 1, 0, 0).error, SBI_SUCCESS);
+	assert_int_equal(STOP(r.value, 1, 0).error, SBI_SUCCESS);
+	assert_int_equal(STOP(r.value, 1, 0).error, SBI_ERR_ALREADY_STOPPED);
+}
+
+static void test_stop_flags_and_sets(void **state)
+{
+	(void)state;
+	cfg_start(3, 1, EV_INSTR, 0);
+	assert_int_equal(STOP(3, 1, 1UL << 2).error, SBI_ERR_INVALID_PARAM);
+	assert_int_equal(STOP(3, 1, SBI_PMU_STOP_FLAG_TAKE_SNAPSHOT).error, SBI_ERR_NO_SHMEM);
+	assert_int_equal(STOP(3, 0, 0).error, SBI_ERR_INVALID_PARAM);
+	assert_int_equal(STOP(NTOT, 1, 0).error, SBI_ERR_INVALID_PARAM);
+	assert_int_equal(STOP(0, 2, 0).error, SBI_ERR_INVALID_PARAM);
+	assert_true(fake.c[3].running);
+}
+
+static void test_stop_reset_releases(void **state)
+{
+	unsigned long i, val;
+
+	(void)state;
+	i = cfg_start(0, ALLMASK, EV_INSTR, 0);
+	assert_true(fake_busy(i));
+	assert_int_equal(STOP(i, 1, SBI_PMU_STOP_FLAG_RESET).error, SBI_SUCCESS);
+	assert_false(fake_busy(i));
+	assert_int_equal(vpmu_csr_read(v, 0xc00 + i, &val), -1);
+	assert_int_equal(START(i, 1, 0, 0).error, SBI_ERR_INVALID_PARAM);
+	/* the counter is free again */
+	assert_int_equal(CFG(0, ALLMASK, 0, EV_DTLB_RD, 0).value, i);
+	/* RESET of a stopped counter releases it too, reporting ALREADY_STOPPED */
+	assert_int_equal(STOP(i, 1, SBI_PMU_STOP_FLAG_RESET).error, SBI_ERR_ALREADY_STOPPED);
+	assert_false(fake_busy(i));
+}
+
+static void test_stop_all_linux_style(void **state)
+{
+	unsigned int i;
+
+	(void)state;
+	cfg_start(0, 1, EV_CYCLES, 0);
+	cfg_start(0, ALLMASK, EV_INSTR, 0);
+	CFG(0, ALLMASK, 0, EV_DTLB_RD, 0);
+	cfg_start(0, ALLMASK, EV_FW(3), 0);
+	/* pmu_sbi_stop_all: every counter, RESET, errors ignored */
+	STOP(0, ALLMASK, SBI_PMU_STOP_FLAG_RESET);
+	for (i = 0; i < NTOT; i++)
+		assert_int_equal(v->ctr[i].state, VPMU_CTR_UNCONFIGURED);
+	for (i = 3; i < NHW; i++)
+		assert_false(fake_busy(i));
+	assert_int_equal(vpmu_hcounteren(v), 0);
+}
+
+/* ------------------------------------------------------- firmware counters */
+
+static void test_fw_counts_only_started(void **state)
+{
+	unsigned long i;
+
+	(void)state;
+	i = CFG(0, ALLMASK, 0, EV_FW(SBI_PMU_FW_SET_TIMER), 0).value;
+	assert_int_equal(i, FW0);
+	vpmu_fw_event(v, SBI_PMU_FW_SET_TIMER);
+	assert_int_equal(FWREAD(i).value, 0);
+	assert_int_equal(START(i, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, 10).error, SBI_SUCCESS);
+	vpmu_fw_event(v, SBI_PMU_FW_SET_TIMER);
+	vpmu_fw_event(v, SBI_PMU_FW_SET_TIMER);
+	vpmu_fw_event(v, SBI_PMU_FW_IPI_SENT);
+	vpmu_fw_event(v, 99);
+	assert_int_equal(FWREAD(i).error, SBI_SUCCESS);
+	assert_int_equal(FWREAD(i).value, 12);
+	assert_int_equal(STOP(i, 1, 0).error, SBI_SUCCESS);
+	vpmu_fw_event(v, SBI_PMU_FW_SET_TIMER);
+	assert_int_equal(FWREAD(i).value, 12);
+}
+
+static void test_fw_all_22_events(void **state)
+{
+	unsigned int e;
+
+	(void)state;
+	for (e = 0; e < SBI_PMU_FW_MAX; e++) {
+		struct sbi_ret r = CFG(0, ALLMASK, SBI_PMU_CFG_FLAG_AUTO_START, EV_FW(e), 0);
+
+		assert_int_equal(r.error, SBI_SUCCESS);
+		assert_int_equal(r.value, FW0 + e);
+	}
+	assert_int_equal(CFG(0, ALLMASK, 0, EV_FW(0), 0).error, SBI_ERR_NOT_SUPPORTED);
+	for (e = 0; e < SBI_PMU_FW_MAX; e++) {
+		unsigned int k;
+
+		for (k = 0; k <= e; k++)
+			vpmu_fw_event(v, e);
+	}
+	for (e = 0; e < SBI_PMU_FW_MAX; e++)
+		assert_int_equal(FWREAD(FW0 + e).value, e + 1);
+}
+
+static void test_fw_two_counters_same_event(void **state)
+{
+	(void)state;
+	cfg_start(0, ALLMASK, EV_FW(SBI_PMU_FW_ILLEGAL_INSN), 0);
+	cfg_start(0, ALLMASK, EV_FW(SBI_PMU_FW_ILLEGAL_INSN), 100);
+	vpmu_fw_event(v, SBI_PMU_FW_ILLEGAL_INSN);
+	assert_int_equal(FWREAD(FW0).value, 1);
+	assert_int_equal(FWREAD(FW0 + 1).value, 101);
+}
+
+static void test_fw_read_errors(void **state)
+{
+	(void)state;
+	cfg_start(3, 1, EV_INSTR, 0);
+	assert_int_equal(FWREAD(3).error, SBI_ERR_INVALID_PARAM);   /* hardware */
+	assert_int_equal(FWREAD(FW0).error, SBI_ERR_INVALID_PARAM); /* unconfigured */
+	assert_int_equal(FWREAD(NTOT).error, SBI_ERR_INVALID_PARAM);
+	assert_int_equal(FWREAD(1).error, SBI_ERR_INVALID_PARAM);
+	assert_int_equal(FWREAD(~0UL).error, SBI_ERR_INVALID_PARAM);
+	assert_int_equal(FWREADHI(3).error, SBI_ERR_INVALID_PARAM);
+	assert_int_equal(FWREADHI(FW0).error, SBI_ERR_INVALID_PARAM);
+	assert_int_equal(FWREADHI(NTOT).error, SBI_ERR_INVALID_PARAM);
+}
+
+static void test_fw_read_hi_zero(void **state)
+{
+	(void)state;
+	cfg_start(0, ALLMASK, EV_FW(0), 0xffffffffffULL);
+	assert_int_equal(FWREAD(FW0).value, 0xffffffffffULL);
+	assert_int_equal(FWREADHI(FW0).error, SBI_SUCCESS);
+	assert_int_equal(FWREADHI(FW0).value, 0);
+}
+
+static void test_fw_reset_releases(void **state)
+{
+	(void)state;
+	cfg_start(0, ALLMASK, EV_FW(0), 0);
+	assert_int_equal(STOP(FW0, 1, SBI_PMU_STOP_FLAG_RESET).error, SBI_SUCCESS);
+	assert_int_equal(FWREAD(FW0).error, SBI_ERR_INVALID_PARAM);
+	vpmu_fw_event(v, 0);
+	assert_int_equal(CFG(0, ALLMASK, 0, EV_FW(1), 0).value, FW0);
+}
+
+/* ------------------------------------------------ CSR reads and hcounteren */
+
+static void test_csr_read_rules(void **state)
+{
+	unsigned long val = 0;
+
+	(void)state;
+	assert_int_equal(vpmu_csr_read(v, 0xc03, &val), -1); /* unconfigured */
+	assert_int_equal(vpmu_csr_read(v, 0xc00, &val), -1);
+	assert_int_equal(vpmu_csr_read(v, 0xc01, &val), -1);	   /* time: the core's */
+	assert_int_equal(vpmu_csr_read(v, 0xc00 + NHW, &val), -1); /* no such counter */
+	assert_int_equal(vpmu_csr_read(v, 0xc1f, &val), -1);
+	assert_int_equal(vpmu_csr_read(v, 0xc20, &val), -1);
+	assert_int_equal(vpmu_csr_read(v, 0xb03, &val), -1);
+	CFG(3, 1, 0, EV_INSTR, 0);
+	assert_int_equal(vpmu_csr_read(v, 0xc03, &val), 0); /* configured, stopped: value */
+	assert_int_equal(val, 0);
+	cfg_start(0, 1, EV_CYCLES, 77);
+	fake_advance(3);
+	assert_int_equal(vpmu_csr_read(v, 0xc00, &val), 0);
+	assert_int_equal(val, 80);
+}
+
+static void test_hcounteren_rules(void **state)
+{
+	(void)state;
+	assert_int_equal(vpmu_hcounteren(v), 0);
+	CFG(3, 1, 0, EV_INSTR, 0);
+	/* configured only: the physical value is stale, reads must trap */
+	assert_int_equal(vpmu_hcounteren(v), 0);
+	START(3, 1, 0, 0);
+	assert_int_equal(vpmu_hcounteren(v), 1UL << 3);
+	assert_int_equal(fake.counteren, 1UL << 3);
+	fake_advance(10);
+	STOP(3, 1, 0);
+	/* stopped after counting: the physical counter holds the value */
+	assert_int_equal(vpmu_hcounteren(v), 1UL << 3);
+	assert_int_equal(fake.c[3].value, vpmu_ctr_value(v, 3));
+	/* CLEAR_VALUE makes them differ again */
+	CFG(3, 1, SBI_PMU_CFG_FLAG_SKIP_MATCH | SBI_PMU_CFG_FLAG_CLEAR_VALUE, EV_INSTR, 0);
+	assert_int_equal(vpmu_hcounteren(v), 0);
+	START(3, 1, 0, 0);
+	cfg_start(0, ALLMASK, EV_FW(2), 0);
+	assert_int_equal(vpmu_hcounteren(v), 1UL << 3); /* fw counters: no bits */
+	STOP(3, 1, SBI_PMU_STOP_FLAG_RESET);
+	assert_int_equal(vpmu_hcounteren(v), 0);
+	assert_int_equal(fake.counteren, 0);
+}
+
+static void test_hcounteren_keeps_tm(void **state)
+{
+	(void)state;
+	fake.counteren = 2;
+	cfg_start(3, 1, EV_INSTR, 0);
+	assert_int_equal(fake.counteren, 2 | (1UL << 3));
+	vpmu_vcpu_put(v);
+	assert_int_equal(fake.counteren, 2);
+	assert_int_equal(vpmu_hcounteren(v) & 2, 0);
+}
+
+static void test_hcounteren_start_failure(void **state)
+{
+	(void)state;
+	CFG(3, 1, 0, EV_INSTR, 0);
+	fake.fail_start = 1;
+	assert_int_equal(START(3, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, 9).error, SBI_SUCCESS);
+	assert_int_equal(vpmu_hcounteren(v), 0);
+	assert_int_equal(vpmu_ctr_value(v, 3), 9);
+}
+
+/* ---------------------------------------------------------- load / put */
+
+static void test_put_saves_and_releases(void **state)
+{
+	unsigned long val;
+
+	(void)state;
+	cfg_start(3, 1, EV_INSTR, 100);
+	cfg_start(0, 1, EV_CYCLES, 5);
+	CFG(4, 1, 0, EV_DTLB_RD, 0);
+	fake_advance(20);
+	vpmu_vcpu_put(v);
+	assert_false(v->loaded);
+	assert_false(fake_busy(3));
+	assert_false(fake_busy(4));
+	assert_false(fake.c[0].running);
+	assert_int_equal(vpmu_hcounteren(v), 0);
+	fake_advance(1000); /* someone else runs */
+	assert_int_equal(vpmu_csr_read(v, 0xc03, &val), 0);
+	assert_int_equal(val, 120);
+	assert_int_equal(vpmu_ctr_value(v, 0), 25);
+	vpmu_vcpu_load(v);
+	assert_true(fake.c[3].running);
+	assert_int_equal(fake.c[3].value, 120);
+	assert_true(fake_busy(4));
+	assert_false(fake.c[4].running);
+	assert_int_equal(vpmu_hcounteren(v), (1UL << 3) | 1);
+	fake_advance(1);
+	assert_int_equal(vpmu_ctr_value(v, 3), 121);
+	assert_int_equal(vpmu_ctr_value(v, 0), 26);
+}
+
+static void test_put_load_stopped_counter(void **state)
+{
+	unsigned long val;
+
+	(void)state;
+	cfg_start(3, 1, EV_INSTR, 100);
+	fake_advance(5);
+	STOP(3, 1, 0);
+	vpmu_vcpu_put(v);
+	fake.c[3].value = 999; /* another vCPU used it */
+	vpmu_vcpu_load(v);
+	/* stopped, and the physical value is not ours: reads trap and emulate */
+	assert_int_equal(vpmu_hcounteren(v), 0);
+	assert_int_equal(vpmu_csr_read(v, 0xc03, &val), 0);
+	assert_int_equal(val, 105);
+	START(3, 1, 0, 0);
+	assert_int_equal(fake.c[3].value, 105);
+	assert_int_equal(vpmu_hcounteren(v), 1UL << 3);
+}
+
+static void test_two_vcpus_share_hart(void **state)
+{
+	static struct vcpu other;
+	struct vpmu *w = &other.vpmu;
+
+	(void)state;
+	cfg_start(3, 1, EV_INSTR, 0);
+	fake_advance(10);
+	vpmu_vcpu_put(v);
+	vpmu_vcpu_init(w);
+	vpmu_vcpu_load(w);
+	assert_int_equal(vpmu_counter_config_matching(w, 3, 1, 0, EV_DTLB_RD, 0).value, 3);
+	assert_int_equal(vpmu_counter_start(w, 3, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, 500).error,
+			 SBI_SUCCESS);
+	fake_advance(1);
+	vpmu_vcpu_put(w);
+	assert_int_equal(vpmu_ctr_value(w, 3), 501);
+	vpmu_vcpu_load(v);
+	assert_int_equal(fake.c[3].event_idx, EV_INSTR);
+	fake_advance(2);
+	assert_int_equal(vpmu_ctr_value(v, 3), 12);
+}
+
+static void test_put_twice_harmless(void **state)
+{
+	(void)state;
+	cfg_start(3, 1, EV_INSTR, 0);
+	vpmu_vcpu_put(v);
+	vpmu_vcpu_put(v);
+	vpmu_vcpu_load(v);
+	assert_true(fake.c[3].running);
+}
+
+static void test_fw_counts_while_put(void **state)
+{
+	(void)state;
+	cfg_start(0, ALLMASK, EV_FW(SBI_PMU_FW_IPI_RCVD), 0);
+	vpmu_vcpu_put(v);
+	vpmu_fw_event(v, SBI_PMU_FW_IPI_RCVD);
+	vpmu_vcpu_load(v);
+	assert_int_equal(FWREAD(FW0).value, 1);
+}
+
+static void test_vcpu_reset(void **state)
+{
+	(void)state;
+	cfg_start(3, 1, EV_INSTR, 0);
+	cfg_start(0, ALLMASK, EV_FW(0), 0);
+	assert_int_equal(SHMEM_SET(SHMEM, 0, 0).error, SBI_SUCCESS);
+	vpmu_vcpu_reset(v);
+	assert_true(v->loaded);
+	assert_false(fake_busy(3));
+	assert_int_equal(FWREAD(FW0).error, SBI_ERR_INVALID_PARAM);
+	assert_int_equal(STOP(3, 1, SBI_PMU_STOP_FLAG_TAKE_SNAPSHOT).error, SBI_ERR_NO_SHMEM);
+	assert_int_equal(vpmu_hcounteren(v), 0);
+	assert_int_equal(fake.counteren, 0);
+	assert_int_equal(CFG(0, ALLMASK, 0, EV_INSTR, 0).value, 3);
+}
+
+static void test_state_machine(void **state)
+{
+	(void)state;
+	assert_int_equal(v->ctr[3].state, VPMU_CTR_UNCONFIGURED);
+	assert_int_equal(STOP(3, 1, 0).error, SBI_ERR_ALREADY_STOPPED);
+	assert_int_equal(START(3, 1, 0, 0).error, SBI_ERR_INVALID_PARAM);
+	CFG(3, 1, 0, EV_INSTR, 0);
+	assert_int_equal(v->ctr[3].state, VPMU_CTR_CONFIGURED);
+	assert_int_equal(v->ctr[3].phys, 3);
+	assert_int_equal(STOP(3, 1, 0).error, SBI_ERR_ALREADY_STOPPED);
+	assert_int_equal(START(3, 1, 0, 0).error, SBI_SUCCESS);
+	assert_int_equal(v->ctr[3].state, VPMU_CTR_STARTED);
+	assert_int_equal(START(3, 1, 0, 0).error, SBI_ERR_ALREADY_STARTED);
+	assert_int_equal(STOP(3, 1, 0).error, SBI_SUCCESS);
+	assert_int_equal(v->ctr[3].state, VPMU_CTR_CONFIGURED);
+	assert_int_equal(START(3, 1, 0, 0).error, SBI_SUCCESS);
+	assert_int_equal(STOP(3, 1, SBI_PMU_STOP_FLAG_RESET).error, SBI_SUCCESS);
+	assert_int_equal(v->ctr[3].state, VPMU_CTR_UNCONFIGURED);
+	assert_int_equal(v->ctr[3].phys, -1);
+}
+
+/* --------------------------------------------------------------- snapshot */
+
+static void test_shmem_errors(void **state)
+{
+	(void)state;
+	assert_int_equal(SHMEM_SET(SHMEM, 0, 1).error, SBI_ERR_INVALID_PARAM);
+	assert_int_equal(SHMEM_SET(~0UL, ~0UL, 1).error, SBI_ERR_INVALID_PARAM);
+	assert_int_equal(SHMEM_SET(SHMEM + 8, 0, 0).error, SBI_ERR_INVALID_PARAM);
+	assert_int_equal(SHMEM_SET(SHMEM + 0x800, 0, 0).error, SBI_ERR_INVALID_PARAM);
+	assert_int_equal(SHMEM_SET(~0UL, 0, 0).error, SBI_ERR_INVALID_PARAM);
+	assert_int_equal(SHMEM_SET(0x1000, 0, 0).error, SBI_ERR_INVALID_ADDRESS);
+	assert_int_equal(SHMEM_SET(FAKE_RAM_BASE + FAKE_RAM_SIZE, 0, 0).error,
+			 SBI_ERR_INVALID_ADDRESS);
+	assert_int_equal(SHMEM_SET(SHMEM, 1, 0).error, SBI_ERR_INVALID_ADDRESS);
+	assert_int_equal(SHMEM_SET(~0UL & ~0xfffUL, 0, 0).error, SBI_ERR_INVALID_ADDRESS);
+	assert_false(v->shmem_set);
+}
+
+static void test_shmem_set_zeroes_and_disable(void **state)
+{
+	unsigned int i;
+
+	(void)state;
+	memset(ram(SHMEM - 16), 0xaa, 4096 + 32);
+	assert_int_equal(SHMEM_SET(SHMEM, 0, 0).error, SBI_SUCCESS);
+	for (i = 0; i < 4096; i++)
+		assert_int_equal(((uint8_t *)ram(SHMEM))[i], 0);
+	assert_int_equal(((uint8_t *)ram(SHMEM))[-1], 0xaa);
+	assert_int_equal(((uint8_t *)ram(SHMEM))[4096], 0xaa);
+	/* the last page of RAM is fine too */
+	assert_int_equal(SHMEM_SET(FAKE_RAM_BASE + FAKE_RAM_SIZE - 4096, 0, 0).error, SBI_SUCCESS);
+	assert_int_equal(SHMEM_SET(~0UL, ~0UL, 0).error, SBI_SUCCESS);
+	assert_false(v->shmem_set);
+	cfg_start(3, 1, EV_INSTR, 0);
+	assert_int_equal(STOP(3, 1, SBI_PMU_STOP_FLAG_TAKE_SNAPSHOT).error, SBI_ERR_NO_SHMEM);
+	assert_true(fake.c[3].running);
+	/* disabling twice is fine */
+	assert_int_equal(SHMEM_SET(~0UL, ~0UL, 0).error, SBI_SUCCESS);
+}
+
+static void test_snapshot_take_relative_to_base(void **state)
+{
+	unsigned int i;
+
+	(void)state;
+	assert_int_equal(SHMEM_SET(SHMEM, 0, 0).error, SBI_SUCCESS);
+	for (i = 0; i < 64; i++)
+		set_ram64(SHMEM + 8 + 8 * i, 0xdeadULL);
+	cfg_start(3, 1, EV_INSTR, 10);
+	cfg_start(5, 1, EV_INSTR, 20);
+	fake_advance(1);
+	assert_int_equal(STOP(3, 5, SBI_PMU_STOP_FLAG_TAKE_SNAPSHOT).error, SBI_SUCCESS);
+	assert_int_equal(ram64(SHMEM + 8 + 0), 11);
+	assert_int_equal(ram64(SHMEM + 8 + 8), 0xdead); /* not in the set */
+	assert_int_equal(ram64(SHMEM + 8 + 16), 21);
+	assert_int_equal(ram64(SHMEM + 8 + 24), 0xdead);
+	assert_int_equal(ram64(SHMEM), 0); /* no overflow */
+}
+
+static void test_snapshot_linux_single_counter(void **state)
+{
+	(void)state;
+	assert_int_equal(SHMEM_SET(SHMEM, 0, 0).error, SBI_SUCCESS);
+	cfg_start(7, 1, EV_INSTR, 1000);
+	fake_advance(5);
+	/* pmu_sbi_ctr_stop: base = idx, mask = 1 -> value in slot 0 */
+	assert_int_equal(STOP(7, 1, SBI_PMU_STOP_FLAG_TAKE_SNAPSHOT).error, SBI_SUCCESS);
+	assert_int_equal(ram64(SHMEM + 8), 1005);
+	/* already stopped: the snapshot still carries its value */
+	set_ram64(SHMEM + 8, 0);
+	assert_int_equal(STOP(7, 1, SBI_PMU_STOP_FLAG_TAKE_SNAPSHOT).error,
+			 SBI_ERR_ALREADY_STOPPED);
+	assert_int_equal(ram64(SHMEM + 8), 1005);
+}
+
+static void test_snapshot_reset_and_take(void **state)
+{
+	(void)state;
+	assert_int_equal(SHMEM_SET(SHMEM, 0, 0).error, SBI_SUCCESS);
+	cfg_start(0, ALLMASK, EV_FW(4), 40);
+	vpmu_fw_event(v, 4);
+	cfg_start(9, 1, EV_INSTR, 90);
+	fake_advance(9);
+	assert_int_equal(
+		STOP(9, 1, SBI_PMU_STOP_FLAG_TAKE_SNAPSHOT | SBI_PMU_STOP_FLAG_RESET).error,
+		SBI_SUCCESS);
+	assert_int_equal(ram64(SHMEM + 8), 99);
+	assert_false(fake_busy(9));
+	assert_int_equal(v->ctr[9].state, VPMU_CTR_UNCONFIGURED);
+	assert_int_equal(STOP(FW0, 1, SBI_PMU_STOP_FLAG_TAKE_SNAPSHOT).error, SBI_SUCCESS);
+	assert_int_equal(ram64(SHMEM + 8), 41);
+}
+
+static void test_snapshot_overflow_bitmap(void **state)
+{
+	(void)state;
+	assert_int_equal(SHMEM_SET(SHMEM, 0, 0).error, SBI_SUCCESS);
+	cfg_start(3, 1, EV_INSTR, 0);
+	cfg_start(4, 1, EV_INSTR, 0);
+	v->overflow |= 1ULL << 4; /* as the overflow handler (later issue) will */
+	assert_int_equal(STOP(3, 3, SBI_PMU_STOP_FLAG_TAKE_SNAPSHOT).error, SBI_SUCCESS);
+	assert_int_equal(ram64(SHMEM), 2);
+	/* start clears the counter's overflow */
+	START(4, 1, 0, 0);
+	assert_int_equal(v->overflow, 0);
+}
+
+static void test_snapshot_init(void **state)
+{
+	(void)state;
+	assert_int_equal(SHMEM_SET(SHMEM, 0, 0).error, SBI_SUCCESS);
+	CFG(3, 1, 0, EV_INSTR, 0);
+	CFG(5, 1, 0, EV_INSTR, 0);
+	CFG(0, ALLMASK, 0, EV_FW(1), 0);
+	set_ram64(SHMEM + 8 + 0, 300);
+	set_ram64(SHMEM + 8 + 16, 500);
+	assert_int_equal(START(3, 5, SBI_PMU_START_FLAG_INIT_SNAPSHOT, 7).error, SBI_SUCCESS);
+	assert_int_equal(fake.c[3].value, 300);
+	assert_int_equal(fake.c[5].value, 500);
+	assert_int_equal(vpmu_hcounteren(v), (1UL << 3) | (1UL << 5));
+	set_ram64(SHMEM + 8, 1900);
+	assert_int_equal(START(FW0, 1, SBI_PMU_START_FLAG_INIT_SNAPSHOT, 0).error, SBI_SUCCESS);
+	assert_int_equal(FWREAD(FW0).value, 1900);
+	/* a started counter is not re-initialised */
+	set_ram64(SHMEM + 8, 1);
+	assert_int_equal(START(3, 1, SBI_PMU_START_FLAG_INIT_SNAPSHOT, 0).error,
+			 SBI_ERR_ALREADY_STARTED);
+	assert_int_equal(fake.c[3].value, 300);
+}
+
+/* ---------------------------------------------------------- event_get_info */
+
+struct einfo {
+	uint32_t event_idx;
+	uint32_t output;
+	uint64_t event_data;
+};
+
+#define EI (FAKE_RAM_BASE + 0x4000)
+
+static void put_entries(const struct einfo *e, unsigned int n)
+{
+	memcpy(ram(EI), e, n * sizeof(*e));
+}
+
+static uint32_t output_of(unsigned int i)
+{
+	struct einfo e;
+	memcpy(&e, ram(EI + i * sizeof(e)), sizeof(e));
+	return e.output;
+}
+
+static void test_event_info_outputs(void **state)
+{
+	static const struct einfo e[] = {
+		{EV_CYCLES, 7, 0},
+		{EV_INSTR, 7, 0},
+		{EV_DTLB_RD, 7, 0},
+		{0x1234, 7, 0},
+		{0x10000, 7, 0},
+		{EV_FW(SBI_PMU_FW_SET_TIMER), 7, 0},
+		{EV_FW(SBI_PMU_FW_PLATFORM), 7, 0},
+		{EV_FW(30), 7, 0},
+		{EV_RAW, 7, FAKE_RAW_OK},
+		{EV_RAW, 7, 0x777},
+		{EV_RAW2, 7, FAKE_RAW2_OK},
+		{EV_INSTR, 7, 1},
+	};
+	static const uint32_t want[] = {1, 1, 1, 0, 0, 1, 0, 0, 1, 0, 1, 0};
+	unsigned int i, n = sizeof(e) / sizeof(e[0]);
+
+	(void)state;
+	put_entries(e, n);
+	assert_int_equal(EVINFO(EI, 0, n, 0).error, SBI_SUCCESS);
+	for (i = 0; i < n; i++)
+		assert_int_equal(output_of(i), want[i]);
+	/* probing left no physical counter behind */
+	for (i = 3; i < NHW; i++)
+		assert_false(fake_busy(i));
+	/* the entries' other words are untouched */
+	assert_int_equal(((struct einfo *)ram(EI))[8].event_data, FAKE_RAW_OK);
+}
+
+static void test_event_info_busy_counters(void **state)
+{
+	static const struct einfo e[] = {{EV_CYCLES, 0, 0}, {EV_DTLB_RD, 0, 0}};
+	unsigned int i;
+
+	(void)state;
+	cfg_start(0, 1, EV_CYCLES, 0);
+	for (i = 3; i < NHW; i++)
+		CFG(i, 1, 0, EV_DTLB_RD, 0);
+	put_entries(e, 2);
+	assert_int_equal(EVINFO(EI, 0, 2, 0).error, SBI_SUCCESS);
+	assert_int_equal(output_of(0), 1);
+	assert_int_equal(output_of(1), 1);
+}
+
+static void test_event_info_errors(void **state)
+{
+	struct einfo e[2] = {{EV_INSTR, 0, 0}, {EV_INSTR, 0, 0}};
+
+	(void)state;
+	put_entries(e, 2);
+	assert_int_equal(EVINFO(EI, 0, 2, 1).error, SBI_ERR_INVALID_PARAM);
+	assert_int_equal(EVINFO(EI + 8, 0, 2, 0).error, SBI_ERR_INVALID_PARAM);
+	assert_int_equal(EVINFO(EI, 0, 0, 0).error, SBI_ERR_INVALID_PARAM);
+	assert_int_equal(EVINFO(EI, 1, 2, 0).error, SBI_ERR_INVALID_ADDRESS);
+	assert_int_equal(EVINFO(0x1000, 0, 2, 0).error, SBI_ERR_INVALID_ADDRESS);
+	assert_int_equal(EVINFO(FAKE_RAM_BASE + FAKE_RAM_SIZE - 16, 0, 2, 0).error,
+			 SBI_ERR_INVALID_ADDRESS);
+	assert_int_equal(EVINFO(EI, 0, ~0UL / 8, 0).error, SBI_ERR_INVALID_ADDRESS);
+	assert_int_equal(EVINFO(~0xfUL, 0, 1, 0).error, SBI_ERR_INVALID_ADDRESS);
+	/* malformed event_idx: nothing written */
+	e[0].output = 5;
+	e[1].event_idx = 1u << 20;
+	put_entries(e, 2);
+	assert_int_equal(EVINFO(EI, 0, 2, 0).error, SBI_ERR_INVALID_PARAM);
+	assert_int_equal(output_of(0), 5);
+	e[1].event_idx = 0x50000; /* type 5 */
+	put_entries(e, 2);
+	assert_int_equal(EVINFO(EI, 0, 2, 0).error, SBI_ERR_INVALID_PARAM);
+	e[1].event_idx = EV_RAW | 3; /* raw with a code */
+	put_entries(e, 2);
+	assert_int_equal(EVINFO(EI, 0, 2, 0).error, SBI_ERR_INVALID_PARAM);
+}
+
+/* ------------------------------------------------------------- dispatcher */
+
+static void test_unknown_fid(void **state)
+{
+	(void)state;
+	assert_int_equal(call(9, 0, 0, 0, 0, 0).error, SBI_ERR_NOT_SUPPORTED);
+	assert_int_equal(call(~0UL, 0, 0, 0, 0, 0).error, SBI_ERR_NOT_SUPPORTED);
+}
+
+static void test_cfg_event_data_from_a4(void **state)
+{
+	unsigned long args[6] = {0, ALLMASK, 0, EV_RAW, FAKE_RAW_OK, 0xffffffff};
+
+	(void)state;
+	assert_int_equal(
+		sbi_ext_pmu.handler(&vc, SBI_EXT_PMU, SBI_EXT_PMU_COUNTER_CFG_MATCH, args).value,
+		3);
+	assert_int_equal(fake.c[3].event_data, FAKE_RAW_OK);
+}
+
+#define T(f) cmocka_unit_test_setup(f, setup)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_layout_probe),
+		T(test_layout_prog_cycles_probe),
+		T(test_no_host_pmu),
+		T(test_num_counters),
+		T(test_get_info_hw),
+		T(test_get_info_time_invalid),
+		T(test_get_info_fw),
+		T(test_get_info_out_of_range),
+		T(test_get_info_true_width),
+		T(test_layout_holes),
+		T(test_cfg_reserved_flags),
+		T(test_cfg_invalid_sets),
+		T(test_cfg_event_0x1234_not_supported),
+		T(test_cfg_unsupported_events),
+		T(test_cfg_cycles_on_counter0),
+		T(test_cfg_cycles_programmable_when_counting),
+		T(test_cfg_cycles_programmable_refused),
+		T(test_cfg_instret_prefers_programmable),
+		T(test_cfg_instret_fixed),
+		T(test_cfg_no_other_event_on_fixed),
+		T(test_cfg_hw_events_mirror_host),
+		T(test_cfg_filter_translation),
+		T(test_cfg_guest_vsinh_vuinh_minh_ignored),
+		T(test_cfg_skip_match),
+		T(test_cfg_skip_match_refused_keeps_old),
+		T(test_cfg_busy_counters_skipped),
+		T(test_cfg_clear_value),
+		T(test_cfg_auto_start),
+		T(test_cfg_host_fallback_undone),
+		T(test_cfg_acceptance_cache),
+		T(test_start_stop_counts),
+		T(test_start_already_started),
+		T(test_start_unconfigured_invalid),
+		T(test_start_flags),
+		T(test_start_invalid_sets),
+		T(test_start_init_value_width),
+		T(test_stop_already_stopped),
+		T(test_stop_fw_already_stopped),
+		T(test_stop_flags_and_sets),
+		T(test_stop_reset_releases),
+		T(test_stop_all_linux_style),
+		T(test_fw_counts_only_started),
+		T(test_fw_all_22_events),
+		T(test_fw_two_counters_same_event),
+		T(test_fw_read_errors),
+		T(test_fw_read_hi_zero),
+		T(test_fw_reset_releases),
+		T(test_csr_read_rules),
+		T(test_hcounteren_rules),
+		T(test_hcounteren_keeps_tm),
+		T(test_hcounteren_start_failure),
+		T(test_put_saves_and_releases),
+		T(test_put_load_stopped_counter),
+		T(test_two_vcpus_share_hart),
+		T(test_put_twice_harmless),
+		T(test_fw_counts_while_put),
+		T(test_vcpu_reset),
+		T(test_state_machine),
+		T(test_shmem_errors),
+		T(test_shmem_set_zeroes_and_disable),
+		T(test_snapshot_take_relative_to_base),
+		T(test_snapshot_linux_single_counter),
+		T(test_snapshot_reset_and_take),
+		T(test_snapshot_overflow_bitmap),
+		T(test_snapshot_init),
+		T(test_event_info_outputs),
+		T(test_event_info_busy_counters),
+		T(test_event_info_errors),
+		T(test_unknown_fid),
+		T(test_cfg_event_data_from_a4),
+	};
+
+	return cmocka_run_group_tests_name("vpmu", tests, NULL, NULL);
+}

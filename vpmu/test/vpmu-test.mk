@@ -1,0 +1,28 @@
+# vpmu unit tests (native, cmocka) and fuzz target (clang libFuzzer).
+VPMU_TEST_CC     ?= gcc
+VPMU_FUZZ_CC     ?= clang
+VPMU_TEST_INC    := -I. -Iarch/riscv -Icore -Ivpmu -Ivpmu/test
+VPMU_TEST_LOGIC  := vpmu/vpmu.c vpmu/vpmu_ecall.c vpmu/test/fake_host.c
+VPMU_TEST_DEPS   := $(VPMU_TEST_LOGIC) $(wildcard vpmu/*.h vpmu/test/*.h) core/sbi.h \
+		    arch/riscv/sbi_spec.h
+
+$(BUILD)/unit/vpmu_test: vpmu/test/test_vpmu.c $(VPMU_TEST_DEPS)
+	@mkdir -p $(dir $@)
+	$(VPMU_TEST_CC) -Wall -Wextra -Werror -O1 -g $(VPMU_TEST_INC) \
+		vpmu/test/test_vpmu.c $(VPMU_TEST_LOGIC) -lcmocka -o $@
+
+$(BUILD)/unit/vpmu_fuzz: vpmu/test/fuzz_vpmu.c $(VPMU_TEST_DEPS)
+	@mkdir -p $(dir $@)
+	$(VPMU_FUZZ_CC) -Wall -Wextra -Werror -O1 -g -fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=undefined $(VPMU_TEST_INC) \
+		vpmu/test/fuzz_vpmu.c $(VPMU_TEST_LOGIC) -o $@
+
+UNIT_TESTS += $(BUILD)/unit/vpmu_test
+
+# A short, bounded fuzzing run (about 30 s)
+.PHONY: vpmu-fuzz-smoke
+vpmu-fuzz-smoke: $(BUILD)/unit/vpmu_fuzz
+	@mkdir -p $(BUILD)/unit/vpmu_fuzz_corpus
+	$(BUILD)/unit/vpmu_fuzz -max_total_time=30 -max_len=512 -seed=1 -print_final_stats=1 \
+		-artifact_prefix=$(BUILD)/unit/vpmu_fuzz- \
+		$(BUILD)/unit/vpmu_fuzz_corpus
