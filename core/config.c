@@ -104,6 +104,13 @@ static int parse_guest(const void *fdt, int node, size_t bundle_size, struct vm_
 		strcpy(vc->bootargs, s);
 	}
 
+	s = fdt_getprop(fdt, node, "lcofi-injection", &len);
+	if (s) {
+		if (len < 1 || s[len - 1] != '\0' || (strcmp(s, "auto") && strcmp(s, "software")))
+			fail("guest %s: lcofi-injection must be \"auto\" or \"software\"", name);
+		vc->lcofi_software = !strcmp(s, "software");
+	}
+
 	p = fdt_getprop(fdt, node, "cpu-affinity", &len);
 	if (p) {
 		if (len != (int)(4 * vc->nr_vcpus))

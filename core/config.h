@@ -22,6 +22,7 @@ struct vm_config {
 	uint64_t image_off, image_size;	  /* in the bundle */
 	uint64_t initrd_off, initrd_size; /* size 0: none */
 	char bootargs[BOOTARGS_MAX];
+	bool lcofi_software; /* deliver LCOFI by emulating the trap, even with hvip */
 	bool has_affinity;
 	uint32_t affinity[VCPU_MAX]; /* physical hart id per vCPU */
 };

@@ -10,6 +10,7 @@
 #include "hostdt.h"
 #include "lib.h"
 #include "vm.h"
+#include "vpmu.h"
 
 /* Unprivileged extensions pass through; privileged ones need our support. */
 static const char *const passthrough_exts[] = {
@@ -36,6 +37,8 @@ unsigned int guest_isa_extensions(const char **out, unsigned int max)
 			out[n++] = passthrough_exts[i];
 	if (host.ext[HOST_EXT_SSTC] && n < max)
 		out[n++] = "sstc";
+	if (host.ext[HOST_EXT_SSCOFPMF] && vpmu_overflow_available() && n < max)
+		out[n++] = "sscofpmf";
 	if (host.ext[HOST_EXT_SVPBMT] && n < max)
 		out[n++] = "svpbmt";
 	return n;

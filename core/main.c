@@ -58,12 +58,8 @@ void *mm_zalloc_pages(uint64_t size, uint64_t align)
 	return (void *)(uintptr_t)pa;
 }
 
-static void banner(const void *fdt)
+static void banner(void)
 {
-	const char *exts[40];
-	unsigned int n = guest_isa_extensions(exts, ARRAY_SIZE(exts));
-
-	(void)fdt;
 	hv_printf("\npmuvisor: RISC-V hypervisor with a virtual PMU\n");
 	hv_printf("pmuvisor: %u harts (", host.nr_harts);
 	for (unsigned int i = 0; i < host.nr_harts; i++)
@@ -74,10 +70,19 @@ static void banner(const void *fdt)
 	hv_printf("pmuvisor: host extensions:");
 	for (int e = 0; e < HOST_EXT_MAX; e++)
 		hv_printf(" %s%s", host.ext[e] ? "+" : "-", host_ext_name((enum host_ext)e));
-	hv_printf("\npmuvisor: guest ISA: ");
+	hv_printf("\n");
+}
+
+static void banner_guests(void)
+{
+	const char *exts[40];
+	unsigned int n = guest_isa_extensions(exts, ARRAY_SIZE(exts));
+
+	hv_printf("pmuvisor: guest ISA: ");
 	for (unsigned int i = 0; i < n; i++)
 		hv_printf("%s%s", i ? "," : "", exts[i]);
-	hv_printf("\n");
+	hv_printf("\npmuvisor: counter overflow (LCOFI) reaches guests by %s\n",
+		  vcpu_arch_lcofi_path());
 }
 
 static void reserve(uint64_t base, uint64_t size)
@@ -177,7 +182,7 @@ void hv_main(unsigned long hartid, const void *fdt)
 	}
 	console_init(host.uart_base, host.uart_shift);
 	guest_fdt_set_host(fdt);
-	banner(fdt);
+	banner();
 	if (!host.ext[HOST_EXT_H])
 		hv_panic("the harts lack the H extension (QEMU: -cpu max)");
 	timer_init(host.ext[HOST_EXT_SSTC]);
@@ -198,6 +203,8 @@ void hv_main(unsigned long hartid, const void *fdt)
 	asm volatile("mv tp, %0" : : "r"(boot));
 
 	vpmu_global_init();
+	vcpu_arch_hart_init();
+	banner_guests();
 	create_guests();
 
 	for (unsigned int i = 0; i < nr_harts; i++) {

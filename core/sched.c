@@ -14,6 +14,8 @@ struct hart harts[HART_MAX];
 unsigned int nr_harts;
 
 static unsigned long slice_ticks;
+/* how soon to look again at a vCPU with an undelivered software interrupt */
+#define RECHECK_TICKS 100
 
 void sched_add(struct hart *h, struct vcpu *v)
 {
@@ -34,6 +36,8 @@ static void sched_unload(struct hart *h)
 	if (!v)
 		return;
 	vpmu_vcpu_put(&v->vpmu);
+	if (vpmu_take_irq(&v->vpmu)) /* it overflowed just before leaving */
+		vcpu_arch_raise_lcofi(v);
 	vcpu_arch_put(v);
 	h->loaded = NULL;
 }
@@ -124,6 +128,8 @@ static void sched_arm_timer(struct hart *h)
 			/* Sstc: the running vCPU's own timer needs no help from us */
 			if (!host.ext[HOST_EXT_SSTC] && d < next)
 				next = d;
+			if (vcpu_arch_wants_recheck(v) && timer_now() + RECHECK_TICKS < next)
+				next = timer_now() + RECHECK_TICKS;
 			continue;
 		}
 		if (v->state == VCPU_RUNNABLE)

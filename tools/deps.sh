@@ -15,7 +15,7 @@ need_qemu() {
 
 BASE_PKGS="gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf gcc-riscv64-linux-gnu
 device-tree-compiler libfdt-dev linux-source-6.12 flex bison bc libssl-dev libelf-dev cpio
-libcmocka-dev python3 xz-utils clang"
+libcmocka-dev python3 xz-utils clang libc6-dev-riscv64-cross"
 BP_PKGS="qemu-system-misc opensbi"
 
 missing=""

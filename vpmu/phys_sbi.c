@@ -128,6 +128,11 @@ void vpmu_phys_set_counteren(unsigned long bits)
 	csr_write(CSR_HCOUNTEREN, (h & HCOUNTEREN_TM) | (bits & 0xffffffffUL & ~HCOUNTEREN_TM));
 }
 
+uint32_t vpmu_phys_overflowed(void)
+{
+	return (uint32_t)csr_read(CSR_SCOUNTOVF);
+}
+
 int vpmu_phys_event_counts(unsigned int idx, unsigned long event_idx)
 {
 	struct sbi_ret r =

@@ -497,12 +497,45 @@ void vpmu_vcpu_load(struct vpmu *v)
 	sync_counteren(v);
 }
 
+void vpmu_overflow_check(struct vpmu *v)
+{
+	uint32_t of;
+	unsigned int i;
+
+	if (!v->loaded)
+		return;
+	of = vpmu_phys_overflowed();
+	for (i = 0; of && i < layout.num_hw; i++) {
+		struct vpmu_ctr *c = &v->ctr[i];
+
+		if (c->state != VPMU_CTR_STARTED || c->phys < 0 || !((of >> c->phys) & 1) ||
+		    ((v->overflow >> i) & 1))
+			continue;
+		v->overflow |= 1ULL << i;
+		v->irq_pending = true;
+	}
+}
+
+bool vpmu_take_irq(struct vpmu *v)
+{
+	bool r = v->irq_pending;
+
+	v->irq_pending = false;
+	return r;
+}
+
+bool vpmu_overflow_available(void)
+{
+	return layout.available && layout.num_hw > 0;
+}
+
 void vpmu_vcpu_put(struct vpmu *v)
 {
 	unsigned int i;
 
 	if (!v->loaded)
 		return;
+	vpmu_overflow_check(v);
 	for (i = 0; i < layout.num_hw; i++)
 		phys_unload_ctr(v, i);
 	vpmu_phys_set_counteren(0);
@@ -694,6 +727,7 @@ struct sbi_ret vpmu_counter_stop(struct vpmu *v, unsigned long base, unsigned lo
 		return ret_err(SBI_ERR_INVALID_PARAM);
 	if (snap && !v->shmem_set)
 		return ret_err(SBI_ERR_NO_SHMEM);
+	vpmu_overflow_check(v); /* the bitmap must include what just overflowed */
 
 	for (i = 0; i < 64; i++) {
 		unsigned int idx = (unsigned int)(base + i);

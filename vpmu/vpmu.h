@@ -48,6 +48,7 @@ struct vpmu {
 	uint64_t shmem_gpa; /* snapshot area, valid if shmem_set */
 	bool shmem_set;
 	bool loaded; /* between vpmu_vcpu_load and vpmu_vcpu_put on this hart */
+	bool irq_pending; /* a new overflow the guest has not been told about */
 };
 
 /* ---- called by the core ---- */
@@ -70,6 +71,17 @@ void vpmu_vcpu_put(struct vpmu *v);
 unsigned long vpmu_hcounteren(const struct vpmu *v);
 /* Emulated read of CSR 0xC00..0xC1F: 0 with *val, -1 if not a configured counter */
 int vpmu_csr_read(struct vpmu *v, unsigned int csr, unsigned long *val);
+/*
+ * Sscofpmf overflow of a loaded vCPU: record which of its started hardware
+ * counters overflowed (each overflow once, until the guest starts the
+ * counter again). vpmu_vcpu_put does the same before saving, so an
+ * overflow is never lost across a switch. vpmu_take_irq returns whether a
+ * virtual LCOFI must be raised, and clears that request.
+ */
+void vpmu_overflow_check(struct vpmu *v);
+bool vpmu_take_irq(struct vpmu *v);
+/* Whether guests may be offered Sscofpmf (the host has it and its PMU) */
+bool vpmu_overflow_available(void);
 /* Count one SBI_PMU_FW_* event (only counters that are started count it) */
 void vpmu_fw_event(struct vpmu *v, unsigned int fw_event);
 

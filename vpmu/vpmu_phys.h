@@ -37,6 +37,12 @@ uint64_t vpmu_phys_read(unsigned int idx);
 /* hcounteren := (hcounteren & TM) | (bits & ~TM) */
 void vpmu_phys_set_counteren(unsigned long bits);
 /*
+ * Sscofpmf: physical counters whose overflow flag (mhpmevent.OF) is set, as
+ * scountovf shows them. The flag stays set until the counter is started
+ * again through the host SBI, which also re-arms its interrupt.
+ */
+uint32_t vpmu_phys_overflowed(void);
+/*
  * Boot probe: configure event_idx on idx with no filter, run a short loop,
  * release. 1 if the counter advanced, 0 if it stayed still, -1 if the host
  * refused the event on idx.

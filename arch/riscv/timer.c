@@ -5,6 +5,7 @@
 
 #define SIP_SSIP (1UL << 1)
 #define SIP_STIP (1UL << 5)
+#define SIP_LCOFIP (1UL << 13)
 
 static bool use_sstc;
 
@@ -39,6 +40,8 @@ bool timer_idle(void)
 	sip = csr_read(CSR_SIP);
 	if (sip & SIP_SSIP)
 		csr_clear(CSR_SIP, SIP_SSIP);
+	if (sip & SIP_LCOFIP) /* a vCPU's overflow, already recorded when it was put */
+		csr_clear(CSR_SIP, SIP_LCOFIP);
 	if (sip & SIP_STIP) {
 		timer_ack();
 		return true;

@@ -125,6 +125,11 @@ static void handle_irq(struct vcpu *v, unsigned long irq)
 	case IRQ_S_SOFT:
 		csr_clear(CSR_SIP, BIT(IRQ_S_SOFT));
 		break;
+	case IRQ_PMU_OVF:
+		/* counters only count guest modes: the overflow is the running vCPU's */
+		csr_clear(CSR_SIP, BIT(IRQ_PMU_OVF));
+		vpmu_overflow_check(&v->vpmu);
+		break;
 	default:
 		hv_printf("pmuvisor: unexpected interrupt %lu while running guest %s\n", irq,
 			  v->vm->name);

@@ -19,6 +19,37 @@ void fpu_save(unsigned long *area);
 void fpu_restore(unsigned long *area);
 
 static unsigned long hstatus_base;
+/* hvien/hvip bit 13 are writable: LCOFI can be injected by hardware (Ssaia) */
+static bool lcofi_hvip;
+
+/* Probe once whether hvip bit 13 can inject LCOFI into VS-mode */
+static void probe_lcofi_hvip(void)
+{
+	static bool probed;
+
+	if (probed)
+		return;
+	probed = true;
+	if (!host.ext[HOST_EXT_SSAIA])
+		return; /* no hvien CSR at all */
+	csr_write(CSR_HVIEN, BIT(IRQ_PMU_OVF));
+	if (csr_read(CSR_HVIEN) & BIT(IRQ_PMU_OVF)) {
+		csr_set(CSR_HVIP, BIT(IRQ_PMU_OVF));
+		lcofi_hvip = (csr_read(CSR_HVIP) & BIT(IRQ_PMU_OVF)) != 0;
+		csr_clear(CSR_HVIP, BIT(IRQ_PMU_OVF));
+	}
+	csr_write(CSR_HVIEN, 0);
+}
+
+const char *vcpu_arch_lcofi_path(void)
+{
+	return lcofi_hvip ? "hvip" : "software";
+}
+
+static bool uses_hvip(const struct vcpu *v)
+{
+	return lcofi_hvip && !v->vm->cfg->lcofi_software;
+}
 
 void vcpu_arch_hart_init(void)
 {
@@ -41,8 +72,10 @@ void vcpu_arch_hart_init(void)
 	csr_write(CSR_HENVCFG, henvcfg);
 	csr_write(CSR_HTIMEDELTA, 0);
 	csr_write(CSR_HVIP, 0);
-	/* HS interrupts we act on: IPIs from other harts and our timer */
-	csr_write(CSR_SIE, BIT(IRQ_S_SOFT) | BIT(IRQ_S_TIMER));
+	/* HS interrupts we act on: IPIs from other harts, our timer, counter overflow */
+	csr_write(CSR_SIE, BIT(IRQ_S_SOFT) | BIT(IRQ_S_TIMER) |
+				   (host.ext[HOST_EXT_SSCOFPMF] ? BIT(IRQ_PMU_OVF) : 0));
+	probe_lcofi_hvip();
 	csr_clear(CSR_SSTATUS, SSTATUS_SIE);
 	/* keep VSXL and friends as the hart reset them */
 	hstatus_base = csr_read(CSR_HSTATUS) & ~(HSTATUS_SPV | HSTATUS_SPVP | HSTATUS_GVA |
@@ -72,6 +105,9 @@ void vcpu_arch_load(struct vcpu *v)
 	struct vcpu_arch *a = &v->arch;
 
 	csr_write(CSR_HGATP, v->vm->arch.hgatp);
+	/* before vsie and hvip: their bit 13 exists only while hvien allows it */
+	if (host.ext[HOST_EXT_SSAIA])
+		csr_write(CSR_HVIEN, uses_hvip(v) ? BIT(IRQ_PMU_OVF) : 0);
 	csr_write(CSR_VSSTATUS, a->vsstatus);
 	csr_write(CSR_VSIE, a->vsie);
 	csr_write(CSR_VSTVEC, a->vstvec);
@@ -136,6 +172,9 @@ bool vcpu_arch_irq_pending(struct vcpu *v, unsigned long now)
 
 	if (now >= deadline)
 		hvip |= BIT(IRQ_VS_TIMER);
+	/* software LCOFI: the guest's enable bit is not visible, assume it set */
+	if (v->arch.lcofi_soft)
+		return true;
 	return (hvip & enabled) != 0;
 }
 
@@ -159,10 +198,54 @@ void vcpu_arch_set_timer(struct vcpu *v, uint64_t when)
 	vcpu_arch_clear_irq(v, BIT(IRQ_VS_TIMER));
 }
 
+void vcpu_arch_raise_lcofi(struct vcpu *v)
+{
+	if (!uses_hvip(v))
+		v->arch.lcofi_soft = true;
+	else if (loaded(v))
+		csr_set(CSR_HVIP, BIT(IRQ_PMU_OVF));
+	else
+		v->arch.hvip |= BIT(IRQ_PMU_OVF);
+}
+
+bool vcpu_arch_wants_recheck(const struct vcpu *v)
+{
+	return v->arch.lcofi_soft;
+}
+
+/* Emulate the interrupt trap into VS-mode, as hardware would take it */
+static void inject_interrupt(struct vcpu *v, unsigned long irq)
+{
+	unsigned long vstvec = csr_read(CSR_VSTVEC);
+
+	vcpu_arch_inject_exception(v, CAUSE_IRQ_FLAG | irq, 0);
+	if ((vstvec & 3) == 1)
+		v->arch.ctx.sepc = (vstvec & ~3UL) + 4 * irq;
+}
+
+/*
+ * Software LCOFI: delivered once the guest can take a supervisor interrupt
+ * (in VU-mode, or VS-mode with SIE set); until then it stays pending and
+ * the scheduler re-checks soon, without waiting for an unrelated trap.
+ */
+static void deliver_soft_lcofi(struct vcpu *v)
+{
+	bool in_vu = !(v->arch.ctx.sstatus & SSTATUS_SPP);
+
+	if (!in_vu && !(csr_read(CSR_VSSTATUS) & SSTATUS_SIE))
+		return;
+	v->arch.lcofi_soft = false;
+	inject_interrupt(v, IRQ_PMU_OVF);
+}
+
 void vcpu_arch_run(struct vcpu *v)
 {
 	unsigned long pending = __atomic_exchange_n(&v->pending_irqs, 0, __ATOMIC_ACQUIRE);
 
+	if (vpmu_take_irq(&v->vpmu))
+		vcpu_arch_raise_lcofi(v);
+	if (v->arch.lcofi_soft)
+		deliver_soft_lcofi(v);
 	if (!host.ext[HOST_EXT_SSTC] && timer_now() >= v->arch.timer_next) {
 		pending |= BIT(IRQ_VS_TIMER);
 		v->arch.timer_next = UINT64_MAX;

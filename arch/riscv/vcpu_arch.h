@@ -21,6 +21,7 @@ struct vcpu_arch {
 	unsigned long timer_next; /* non-Sstc hosts: deadline from SBI set_timer */
 	unsigned long fp[33];	  /* f0..f31, fcsr */
 	bool fp_live;		  /* fp[] holds the state, not the hart */
+	bool lcofi_soft;	  /* a virtual LCOFI waits for software delivery */
 };
 
 struct vm_arch {
@@ -40,6 +41,12 @@ bool vcpu_arch_irq_pending(struct vcpu *vcpu, unsigned long now);
 void vcpu_arch_inject_exception(struct vcpu *vcpu, unsigned long cause, unsigned long tval);
 /* Clear hvip bits of the vCPU, loaded or not */
 void vcpu_arch_clear_irq(struct vcpu *vcpu, unsigned long hvip_bits);
+/* Raise the guest's counter-overflow interrupt (LCOFI, 13) */
+void vcpu_arch_raise_lcofi(struct vcpu *vcpu);
+/* The vCPU needs the hart back soon even without a trap (pending software LCOFI) */
+bool vcpu_arch_wants_recheck(const struct vcpu *vcpu);
+/* How LCOFI reaches guests on this host: "hvip" (Ssaia) or "software" */
+const char *vcpu_arch_lcofi_path(void);
 /* Set the guest's timer (SBI set_timer) */
 void vcpu_arch_set_timer(struct vcpu *vcpu, uint64_t when);
 /* Earliest time the vCPU's own timer fires, while it is not loaded */

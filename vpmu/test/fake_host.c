@@ -48,8 +48,13 @@ void fake_advance(uint64_t n)
 	unsigned int p;
 
 	for (p = 0; p < FAKE_NCTR; p++)
-		if (counts(p))
-			fake.c[p].value = (fake.c[p].value + n) & pmask(p);
+		if (counts(p)) {
+			uint64_t v = (fake.c[p].value + n) & pmask(p);
+
+			if (v < fake.c[p].value || n > pmask(p))
+				fake.c[p].of = true;
+			fake.c[p].value = v;
+		}
 }
 
 bool fake_busy(unsigned int p)
@@ -153,6 +158,7 @@ long vpmu_phys_start(unsigned int idx, uint64_t value)
 		return SBI_ERR_ALREADY_STARTED;
 	fake.c[idx].value = value & pmask(idx);
 	fake.c[idx].running = true;
+	fake.c[idx].of = false;
 	return SBI_SUCCESS;
 }
 
@@ -170,6 +176,16 @@ long vpmu_phys_stop(unsigned int idx, int reset)
 	if (reset && idx >= 3)
 		fake.c[idx].configured = false;
 	return err;
+}
+
+uint32_t vpmu_phys_overflowed(void)
+{
+	uint32_t m = 0;
+
+	for (unsigned int p = 0; p < FAKE_NCTR && p < 32; p++)
+		if (fake.c[p].of)
+			m |= 1U << p;
+	return m;
 }
 
 uint64_t vpmu_phys_read(unsigned int idx)

@@ -30,6 +30,7 @@ struct fake_pctr {
 	unsigned long event_idx;
 	uint64_t event_data;
 	unsigned long flags;
+	bool of; /* Sscofpmf overflow flag: set on wrap, cleared by start */
 };
 
 struct fake_host {

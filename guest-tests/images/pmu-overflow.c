@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * pmu-overflow: Sscofpmf for guests. A counter started near the top of its
+ * range overflows, the guest takes interrupt 13 (LCOFI), sees the counter's
+ * bit in the snapshot overflow bitmap and re-arms it through SBI start;
+ * n re-arms give exactly n + 1 interrupts, a sampling period P over a loop
+ * of L instructions gives floor(L / P), and nothing arrives for counters
+ * that are stopped or were never started. Run under -icount shift=0.
+ * With bootargs "dtlb" it runs the DTLB-miss overflow instead, without
+ * icount: QEMU aborts ("Raised interrupt while not in I/O function") when a
+ * TLB-event counter overflows inside a TLB fill in icount mode, natively too.
+ */
+#include "gt.h"
+
+GT_IMAGE("pmu-overflow");
+
+#define IRQ_LCOF	 13
+#define SIP_LCOFIP	 (1UL << IRQ_LCOF)
+#define EV_INSTRUCTIONS	 SBI_PMU_HW_INSTRUCTIONS
+#define EV_DTLB_RD_MISS	 0x10019UL
+#define NEAR_TOP	 10000UL
+
+static uint64_t shmem[512] __attribute__((aligned(4096)));
+static unsigned long hw_mask;
+
+static volatile unsigned long nirq, bad_scause, ovf_missing, not_wrapped, stop_errors;
+static volatile unsigned long rearms_left, rearm_value;
+static volatile long ctr = -1;
+
+static void lcofi_handler(unsigned long irq, struct gt_frame *f)
+{
+	struct sbi_ret r;
+
+	nirq++;
+	if (irq != IRQ_LCOF || f->scause != (SCAUSE_IRQ | IRQ_LCOF))
+		bad_scause++;
+	if (ctr < 0)
+		return;
+	r = gt_sbi_call(SBI_EXT_PMU, SBI_EXT_PMU_COUNTER_STOP, (unsigned long)ctr, 1,
+			SBI_PMU_STOP_FLAG_TAKE_SNAPSHOT, 0, 0, 0);
+	if (r.error)
+		stop_errors++;
+	/* the snapshot is relative to counter_idx_base = ctr: bit 0, slot 0 */
+	if (!(shmem[0] & 1))
+		ovf_missing++;
+	if (shmem[1] >= rearm_value) /* it wrapped: now a small number */
+		not_wrapped++;
+	csr_clear(sip, SIP_LCOFIP);
+	if (rearms_left) {
+		rearms_left--;
+		gt_sbi_call(SBI_EXT_PMU, SBI_EXT_PMU_COUNTER_START, (unsigned long)ctr, 1,
+			    SBI_PMU_START_FLAG_SET_INIT_VALUE, rearm_value, 0, 0);
+	}
+}
+
+static long configure(unsigned long event, unsigned long flags)
+{
+	struct sbi_ret r = gt_sbi_call(SBI_EXT_PMU, SBI_EXT_PMU_COUNTER_CFG_MATCH, 0, hw_mask,
+				       SBI_PMU_CFG_FLAG_CLEAR_VALUE | flags, event, 0, 0);
+
+	return r.error ? r.error : (long)r.value;
+}
+
+static void release(long idx)
+{
+	gt_sbi_call(SBI_EXT_PMU, SBI_EXT_PMU_COUNTER_STOP, (unsigned long)idx, 1,
+		    SBI_PMU_STOP_FLAG_RESET, 0, 0, 0);
+}
+
+/* 2n + 4 U-mode instructions (see pmu-exact.c) */
+unsigned long user_loop(unsigned long n);
+asm(".text\n.globl user_loop\nuser_loop:\n"
+    "1:	addi a0, a0, -1\n"
+    "	bnez a0, 1b\n"
+    "	ret\n");
+
+/* Loads one word from each of n pages, many times: DTLB read misses */
+static volatile uint8_t pages[2048 * 4096] __attribute__((aligned(4096)));
+static unsigned long user_touch(unsigned long passes)
+{
+	unsigned long sum = 0;
+
+	for (unsigned long p = 0; p < passes; p++)
+		for (unsigned long i = 0; i < sizeof(pages); i += 4096)
+			sum += pages[i];
+	return sum;
+}
+
+static void reset_stats(void)
+{
+	nirq = bad_scause = ovf_missing = not_wrapped = stop_errors = 0;
+}
+
+/*
+ * Arm once near the top and re-arm `rearms` times from the handler:
+ * exactly rearms + 1 interrupts while the workload runs in U-mode.
+ */
+static void overflow_run(const char *what, unsigned long event, bool via_snapshot,
+			 unsigned long rearms, unsigned long (*work)(unsigned long),
+			 unsigned long arg)
+{
+	char name[64];
+	struct sbi_ret r;
+	long idx = configure(event, SBI_PMU_CFG_FLAG_SET_SINH);
+
+	gt_snprintf(name, sizeof(name), "%s-configure", what);
+	if (!GT_CHECK_GE(name, (unsigned long)idx, 3)) /* a programmable counter */
+		return;
+	reset_stats();
+	rearm_value = -NEAR_TOP;
+	rearms_left = rearms;
+	ctr = idx;
+	if (via_snapshot) {
+		shmem[1] = -NEAR_TOP; /* slot 0 relative to base = idx */
+		r = gt_sbi_call(SBI_EXT_PMU, SBI_EXT_PMU_COUNTER_START, (unsigned long)idx, 1,
+				SBI_PMU_START_FLAG_INIT_SNAPSHOT, 0, 0, 0);
+	} else {
+		r = gt_sbi_call(SBI_EXT_PMU, SBI_EXT_PMU_COUNTER_START, (unsigned long)idx, 1,
+				SBI_PMU_START_FLAG_SET_INIT_VALUE, -NEAR_TOP, 0, 0);
+	}
+	gt_snprintf(name, sizeof(name), "%s-start", what);
+	GT_CHECK_SBI(name, r, SBI_SUCCESS);
+	gt_run_user(work, arg);
+	ctr = -1;
+	gt_snprintf(name, sizeof(name), "%s-interrupts", what);
+	GT_CHECK_EQ(name, nirq, rearms + 1);
+	gt_snprintf(name, sizeof(name), "%s-scause-13", what);
+	GT_CHECK_EQ(name, bad_scause, 0);
+	gt_snprintf(name, sizeof(name), "%s-ovf-bit-in-snapshot", what);
+	GT_CHECK_EQ(name, ovf_missing, 0);
+	gt_snprintf(name, sizeof(name), "%s-value-wrapped", what);
+	GT_CHECK_EQ(name, not_wrapped, 0);
+	gt_snprintf(name, sizeof(name), "%s-stop-ok", what);
+	GT_CHECK_EQ(name, stop_errors, 0);
+	release(idx);
+}
+
+static void sampling(unsigned long period, unsigned long loop_n)
+{
+	unsigned long l = 2 * loop_n + 4;
+	char name[64];
+	long idx = configure(EV_INSTRUCTIONS, SBI_PMU_CFG_FLAG_SET_SINH);
+
+	reset_stats();
+	rearm_value = -period;
+	rearms_left = ~0UL;
+	ctr = idx;
+	gt_sbi_call(SBI_EXT_PMU, SBI_EXT_PMU_COUNTER_START, (unsigned long)idx, 1,
+		    SBI_PMU_START_FLAG_SET_INIT_VALUE, -period, 0, 0);
+	gt_run_user(user_loop, loop_n);
+	gt_sbi_call(SBI_EXT_PMU, SBI_EXT_PMU_COUNTER_STOP, (unsigned long)idx, 1, 0, 0, 0, 0);
+	ctr = -1;
+	gt_snprintf(name, sizeof(name), "sampling-p%lu-l%lu", period, l);
+	GT_CHECK_EQ(name, nirq, l / period);
+	GT_CHECK_EQ("sampling-scause-13", bad_scause, 0);
+	release(idx);
+}
+
+static void no_spurious(void)
+{
+	long a = configure(EV_INSTRUCTIONS, SBI_PMU_CFG_FLAG_SET_SINH);
+	long b = configure(EV_INSTRUCTIONS, 0);
+
+	reset_stats();
+	/* a: configured near the top but never started; b: started then stopped */
+	gt_sbi_call(SBI_EXT_PMU, SBI_EXT_PMU_COUNTER_START, (unsigned long)b, 1,
+		    SBI_PMU_START_FLAG_SET_INIT_VALUE, -1000UL, 0, 0);
+	gt_sbi_call(SBI_EXT_PMU, SBI_EXT_PMU_COUNTER_STOP, (unsigned long)b, 1, 0, 0, 0, 0);
+	gt_run_user(user_loop, 200000);
+	GT_CHECK_EQ("no-lcofi-unstarted-or-stopped", nirq, 0);
+	release(a);
+	release(b);
+}
+
+void gt_main(unsigned long hartid, const void *fdt)
+{
+	const char *args;
+	struct sbi_ret r;
+
+	(void)hartid;
+	(void)fdt;
+	GT_CHECK_EQ("sscofpmf-in-isa", gt_hart_has_ext(0, "sscofpmf"), 1);
+	r = gt_sbi0(SBI_EXT_PMU, SBI_EXT_PMU_NUM_COUNTERS);
+	for (unsigned long i = 0; i < r.value && i < 64; i++) {
+		struct sbi_ret info = gt_sbi1(SBI_EXT_PMU, SBI_EXT_PMU_COUNTER_GET_INFO, i);
+
+		if (!info.error && !(info.value & SBI_PMU_CTR_INFO_FW))
+			hw_mask |= 1UL << i;
+	}
+	/* counter 0 (cycle) and 2 (instret) have no overflow interrupt: use the others */
+	hw_mask &= ~7UL;
+	r = gt_sbi_call(SBI_EXT_PMU, SBI_EXT_PMU_SNAPSHOT_SET_SHMEM, (unsigned long)shmem, 0, 0, 0,
+			0, 0);
+	GT_CHECK_SBI("snapshot-set", r, SBI_SUCCESS);
+
+	gt_irq_register(IRQ_LCOF, lcofi_handler);
+	csr_set(sie, SIP_LCOFIP);
+
+	args = gt_fdt_getprop("/chosen", "bootargs", NULL);
+	if (args && !__builtin_strcmp(args, "dtlb")) {
+		overflow_run("dtlb-miss", EV_DTLB_RD_MISS, false, 2, user_touch, 40);
+		gt_exit();
+	}
+	no_spurious();
+	overflow_run("instret-init-value", EV_INSTRUCTIONS, false, 4, user_loop, 100000);
+	overflow_run("instret-snapshot", EV_INSTRUCTIONS, true, 4, user_loop, 100000);
+	/* 30.5 periods: far from a boundary, so a few instructions between the
+	 * wrap and the interrupt cannot change the count */
+	sampling(100000, 1524998);
+	gt_exit();
+}
