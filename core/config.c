@@ -45,6 +45,71 @@ static int get_blob(const void *fdt, int node, const char *prop, size_t bundle_s
 	return 0;
 }
 
+/* <first last [counters]> event ranges: cells = 2 (deny) or 3 (allow) */
+static int parse_rules(const void *fdt, int node, const char *prop, int cells,
+		       struct vpmu_event_rule *rules, unsigned int *n, const char *name, char *err,
+		       size_t errlen)
+{
+	int len;
+	const fdt32_t *p = fdt_getprop(fdt, node, prop, &len);
+
+	if (!p)
+		return 0;
+	if (len <= 0 || len % (4 * cells) || len / (4 * cells) > VPMU_POLICY_RULES)
+		fail("guest %s: pmu/%s needs groups of %d cells (at most %d)", name, prop, cells,
+		     VPMU_POLICY_RULES);
+	*n = (unsigned int)(len / (4 * cells));
+	for (unsigned int i = 0; i < *n; i++, p += cells) {
+		rules[i].first = fdt32_to_cpu(p[0]);
+		rules[i].last = fdt32_to_cpu(p[1]);
+		rules[i].counters = cells == 3 ? fdt32_to_cpu(p[2]) : 0;
+		if (rules[i].first > rules[i].last)
+			fail("guest %s: pmu/%s: range 0x%x..0x%x is empty", name, prop,
+			     rules[i].first, rules[i].last);
+	}
+	return 0;
+}
+
+/* The optional "pmu" subnode: the guest's PMU policy (docs/configuration.md) */
+static int parse_pmu(const void *fdt, int guest, struct vm_config *vc, char *err, size_t errlen)
+{
+	struct vpmu_policy *pol = &vc->pmu;
+	const char *name = vc->name, *s;
+	const fdt32_t *p;
+	int node = fdt_subnode_offset(fdt, guest, "pmu"), len;
+
+	if (node < 0)
+		return 0;
+	p = fdt_getprop(fdt, node, "counters-mask", &len);
+	if (p) {
+		if (len != 4 || !fdt32_to_cpu(*p))
+			fail("guest %s: pmu/counters-mask must be one non-zero cell", name);
+		pol->counters_mask = fdt32_to_cpu(*p);
+	}
+	p = fdt_getprop(fdt, node, "programmable-counters", &len);
+	if (p) {
+		uint32_t n = len == 4 ? fdt32_to_cpu(*p) : 0;
+
+		if (len != 4 || n > 29 || pol->counters_mask)
+			fail("guest %s: pmu/programmable-counters must be one cell <= 29, "
+			     "and not with counters-mask",
+			     name);
+		/* cycle and instret, then the first n programmable counters */
+		pol->counters_mask = 0x5U | (((1U << n) - 1) << 3);
+	}
+	if (parse_rules(fdt, node, "riscv,event-to-mhpmcounters", 3, pol->allow, &pol->nr_allow,
+			name, err, errlen) ||
+	    parse_rules(fdt, node, "deny-events", 2, pol->deny, &pol->nr_deny, name, err, errlen))
+		return -1;
+	s = fdt_getprop(fdt, node, "firmware-counters", &len);
+	if (s) {
+		if (len < 1 || s[len - 1] != '\0' || (strcmp(s, "on") && strcmp(s, "off")))
+			fail("guest %s: pmu/firmware-counters must be \"on\" or \"off\"", name);
+		pol->no_firmware = !strcmp(s, "off");
+	}
+	return 0;
+}
+
 static int parse_guest(const void *fdt, int node, size_t bundle_size, struct vm_config *vc,
 		       char *err, size_t errlen)
 {
@@ -110,6 +175,9 @@ static int parse_guest(const void *fdt, int node, size_t bundle_size, struct vm_
 			fail("guest %s: lcofi-injection must be \"auto\" or \"software\"", name);
 		vc->lcofi_software = !strcmp(s, "software");
 	}
+
+	if (parse_pmu(fdt, node, vc, err, errlen))
+		return -1;
 
 	p = fdt_getprop(fdt, node, "cpu-affinity", &len);
 	if (p) {

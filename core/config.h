@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "vpmu.h"
 
 #define VM_NAME_MAX  32
 #define VCPU_MAX     8
@@ -23,6 +24,7 @@ struct vm_config {
 	uint64_t initrd_off, initrd_size; /* size 0: none */
 	char bootargs[BOOTARGS_MAX];
 	bool lcofi_software; /* deliver LCOFI by emulating the trap, even with hvip */
+	struct vpmu_policy pmu; /* the guest's PMU policy: its "pmu" subnode */
 	bool has_affinity;
 	uint32_t affinity[VCPU_MAX]; /* physical hart id per vCPU */
 };

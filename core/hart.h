@@ -5,6 +5,8 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "lib.h"
+#include "vpmu.h"
 
 #define HART_MAX 8
 
@@ -14,12 +16,15 @@ struct hart {
 	unsigned long stack_top; /* first: read by _secondary_start */
 	unsigned int index;
 	unsigned long hartid;
+	spinlock_t lock;     /* the queue: other harts may steal from it */
 	struct vcpu *queue;  /* round-robin list */
 	struct vcpu *cur;    /* the vCPU being run */
 	struct vcpu *loaded; /* the vCPU whose state is live in the CSRs */
 	unsigned long slice_end;
 	uint64_t timer_armed; /* what the hart's timer holds, to skip rewrites */
 	bool resched;
+	bool settled; /* reached its first idle or guest entry (boot barrier) */
+	struct vpmu_hart pmu; /* whose configuration each physical counter holds */
 };
 
 extern struct hart harts[HART_MAX];
@@ -34,6 +39,9 @@ static inline struct hart *this_hart(void)
 }
 
 void sched_add(struct hart *h, struct vcpu *v);
+/* Boot hart: wait until the other harts have settled, so their start-up
+ * instructions are done before any guest counts its own */
+void sched_wait_settled(unsigned int others);
 __attribute__((noreturn)) void sched_run(struct hart *h);
 void sched_yield(void);
 /* Called from the timer interrupt path */

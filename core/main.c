@@ -138,6 +138,7 @@ static void create_guests(void)
 			struct hart *h = vc->has_affinity ? hart_by_id(vc->affinity[c]) :
 							    &harts[rr++ % nr_harts];
 
+			vms[i]->vcpus[c]->pinned = vc->has_affinity;
 			sched_add(h, vms[i]->vcpus[c]);
 		}
 	}
@@ -217,5 +218,6 @@ void hv_main(unsigned long hartid, const void *fdt)
 		if (r.error)
 			hv_panic("cannot start hart %lu: SBI error %ld", harts[i].hartid, r.error);
 	}
+	sched_wait_settled(nr_harts - 1);
 	hart_start(boot);
 }

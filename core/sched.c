@@ -4,8 +4,10 @@
  * point where one vCPU's state leaves the hart and another's arrives: the
  * PMU save/restore hangs here too.
  */
+#include "csr.h"
 #include "hart.h"
 #include "hostdt.h"
+#include "sbi_call.h"
 #include "timer.h"
 #include "vcpu.h"
 #include "vm.h"
@@ -19,14 +21,88 @@ static unsigned long slice_ticks;
 
 void sched_add(struct hart *h, struct vcpu *v)
 {
-	struct vcpu **p = &h->queue;
+	struct vcpu **p;
 
-	while (*p)
-		p = &(*p)->next;
+	spin_lock(&h->lock);
+	for (p = &h->queue; *p; p = &(*p)->next)
+		;
 	*p = v;
 	v->next = NULL;
 	v->hart = h;
+	spin_unlock(&h->lock);
 	slice_ticks = host.timebase / 100; /* 10 ms */
+}
+
+/*
+ * Take a vCPU another hart could run but is not running: runnable, not
+ * pinned, and with no state live in that hart's registers. Only one lock
+ * is ever held at a time, so two harts stealing from each other cannot
+ * deadlock.
+ */
+static struct vcpu *steal_from(struct hart *victim)
+{
+	struct vcpu **p, *v = NULL;
+
+	spin_lock(&victim->lock);
+	for (p = &victim->queue; *p; p = &(*p)->next) {
+		struct vcpu *c = *p;
+
+		if (c->state == VCPU_RUNNABLE && !c->pinned && c != victim->cur &&
+		    c != victim->loaded) {
+			*p = c->next;
+			v = c;
+			break;
+		}
+	}
+	spin_unlock(&victim->lock);
+	return v;
+}
+
+/* Harts sleeping with nothing to run: a busy hart wakes one to take work */
+static volatile unsigned long idle_harts;
+
+/*
+ * Called when this hart switches vCPUs: if it still has runnable vCPUs
+ * another hart could take, wake one idle hart to steal them. Idle harts do
+ * not poll: under QEMU -icount any instruction they ran would be charged
+ * to the counters of the vCPUs running elsewhere.
+ */
+static void sched_offer_work(struct hart *h)
+{
+	unsigned long idle = __atomic_load_n(&idle_harts, __ATOMIC_SEQ_CST) & ~BIT(h->index);
+	bool spare = false;
+
+	if (!idle)
+		return;
+	for (struct vcpu *v = h->queue; v && !spare; v = v->next)
+		spare = v != h->cur && v->state == VCPU_RUNNABLE && !v->pinned;
+	if (!spare)
+		return;
+	for (unsigned int i = 0; i < nr_harts; i++)
+		if (idle & BIT(i)) {
+			sbi_ecall(SBI_EXT_IPI, SBI_EXT_IPI_SEND_IPI, 1UL << harts[i].hartid, 0, 0,
+				  0, 0, 0);
+			return;
+		}
+}
+
+/* An idle hart balances the load: returns whether it found work */
+static bool sched_steal(struct hart *h)
+{
+	for (unsigned int i = 1; i < nr_harts; i++) {
+		struct hart *victim = &harts[(h->index + i) % nr_harts];
+		struct vcpu *v = steal_from(victim);
+
+		if (!v)
+			continue;
+		sched_add(h, v);
+		if (v->moves++ < 4)
+			hv_printf("pmuvisor: guest %s vcpu %u moved from hart %lu to hart %lu%s\n",
+				  v->vm->name, v->id, victim->hartid, h->hartid,
+				  v->moves == 4 ? " (further moves not logged)" : "");
+		return true;
+	}
+	return false;
 }
 
 static void sched_unload(struct hart *h)
@@ -150,6 +226,48 @@ static void sched_arm_timer(struct hart *h)
 	}
 }
 
+static volatile unsigned int harts_settled;
+
+static void sched_settle(struct hart *h)
+{
+	if (h->settled)
+		return;
+	h->settled = true;
+	__atomic_add_fetch(&harts_settled, 1, __ATOMIC_SEQ_CST);
+}
+
+void sched_wait_settled(unsigned int others)
+{
+	uint64_t deadline = timer_now() + host.timebase; /* 1 s */
+
+	while (__atomic_load_n(&harts_settled, __ATOMIC_SEQ_CST) < others)
+		if (timer_now() > deadline) {
+			hv_printf("pmuvisor: warning: %u of %u harts started\n", harts_settled,
+				  others);
+			return;
+		}
+}
+
+/* Sleep until an interrupt; an overflow belongs to the vCPU still loaded */
+static void sched_idle(struct hart *h)
+{
+	unsigned long sip;
+
+	sched_settle(h);
+	sip = timer_idle();
+
+	if (sip & BIT(IRQ_S_TIMER))
+		h->timer_armed = UINT64_MAX;
+	if (sip & BIT(IRQ_PMU_OVF)) {
+		csr_clear(CSR_SIP, BIT(IRQ_PMU_OVF));
+		if (h->loaded) {
+			vpmu_overflow_check(&h->loaded->vpmu);
+			if (vpmu_take_irq(&h->loaded->vpmu))
+				vcpu_arch_raise_lcofi(h->loaded);
+		}
+	}
+}
+
 void sched_timer_tick(struct hart *h)
 {
 	timer_ack();
@@ -164,6 +282,7 @@ void sched_run(struct hart *h)
 		unsigned long now = timer_now();
 		struct vcpu *v;
 
+		spin_lock(&h->lock);
 		sched_poll(h, now);
 		v = h->cur;
 		if (!v || v->state != VCPU_RUNNABLE || h->resched) {
@@ -172,15 +291,27 @@ void sched_run(struct hart *h)
 			if (!v) {
 				h->cur = NULL;
 				sched_arm_timer(h);
-				if (timer_idle())
-					h->timer_armed = UINT64_MAX;
+				spin_unlock(&h->lock);
+				if (sched_steal(h))
+					continue;
+				__atomic_or_fetch(&idle_harts, BIT(h->index), __ATOMIC_SEQ_CST);
+				/* a vCPU may have become stealable just before we said so */
+				if (sched_steal(h)) {
+					__atomic_and_fetch(&idle_harts, ~BIT(h->index), __ATOMIC_SEQ_CST);
+					continue;
+				}
+				sched_idle(h);
+				__atomic_and_fetch(&idle_harts, ~BIT(h->index), __ATOMIC_SEQ_CST);
 				continue;
 			}
 			if (v != h->cur)
 				h->slice_end = now + slice_ticks;
 			sched_switch(h, v);
+			sched_offer_work(h);
 		}
 		sched_arm_timer(h);
+		spin_unlock(&h->lock);
+		sched_settle(h);
 		vcpu_fold_pending(v);
 		vcpu_arch_run(v);
 		vcpu_arch_handle_exit(v);

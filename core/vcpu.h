@@ -27,6 +27,8 @@ struct vcpu {
 	struct hart *hart; /* the physical hart whose queue holds it */
 	struct vcpu *next; /* in that queue */
 	unsigned int id;   /* the guest's hart id */
+	bool pinned;	   /* cpu-affinity given: never moves to another hart */
+	unsigned int moves; /* migrations so far, for the log */
 	volatile int state;
 	volatile unsigned long pending_irqs; /* hvip bits other harts raised */
 	unsigned long start_pc, start_arg, resume_pc;

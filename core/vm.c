@@ -73,6 +73,7 @@ int vm_create(const struct vm_config *cfg, unsigned int id)
 		v->id = i;
 		v->state = VCPU_DEAD;
 		vpmu_vcpu_init(&v->vpmu);
+		vpmu_vcpu_set_policy(&v->vpmu, &cfg->pmu);
 		vm->vcpus[i] = v;
 	}
 	vms[id] = vm;
@@ -150,6 +151,14 @@ void vm_stopped(struct vm *vm)
 		vm->stop_kind = VM_STOP_FAILED;
 	}
 	vm->state = VM_STOPPED;
+	for (unsigned int i = 0; i < vm->nr_vcpus; i++) {
+		struct vcpu *v = vm->vcpus[i];
+
+		if (v->vpmu.nr_overflows || v->arch.nr_lcofi)
+			hv_printf("pmuvisor: guest %s vcpu %u: %lu counter overflows, %lu LCOFI "
+				  "raised\n",
+				  vm->name, i, v->vpmu.nr_overflows, v->arch.nr_lcofi);
+	}
 	if (vm->stop_kind == VM_STOP_FAILED)
 		__atomic_add_fetch(&failed_vms, 1, __ATOMIC_RELAXED);
 	left = __atomic_sub_fetch(&live_vms, 1, __ATOMIC_ACQ_REL);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* What the vPMU needs from the core: its vCPU's guest memory. */
+#include "hart.h"
 #include "vcpu.h"
 #include "vm.h"
 #include "vpmu_host.h"
@@ -7,6 +8,11 @@
 struct vpmu *vcpu_vpmu(struct vcpu *vcpu)
 {
 	return &vcpu->vpmu;
+}
+
+struct vpmu_hart *vpmu_host_hart(void)
+{
+	return &this_hart()->pmu;
 }
 
 static struct vm *vpmu_vm(struct vpmu *v)

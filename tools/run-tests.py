@@ -13,6 +13,9 @@ comment lines in dts/tests/<name>.dts:
     // test: expect-stopped=<guest> <regex>      the guest must be stopped by the hypervisor, with
                                                  a `pmuvisor: guest <guest> ...` line matching regex
     // test: expect-summary=<k> ok, <j> failed   the final hypervisor line (default: all ok)
+    // test: expect-log=<regex>                  some output line must match (repeatable)
+    // test: linux=probe exact record fw=6,7     Linux guests running perf: host-side checks of
+                                                 tools/check_linux.py instead of TEST DONE lines
 The last output line is `N passed, M failed`; the exit status is non-zero when M > 0 or when
 nothing ran. Full logs go to build/test-logs/<name>.log.
 """
@@ -26,6 +29,9 @@ import subprocess
 import sys
 import threading
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import check_linux  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 QEMU = os.environ.get("QEMU", "qemu-system-riscv64")
@@ -110,7 +116,7 @@ def bundle_guests(bundle):
 # ---------------------------------------------------------------- options
 def dts_options(dts):
     opts = {"qemu-args": [], "timeout": None, "expect-stopped": {}, "expect-summary": None,
-            "skip": None}
+            "skip": None, "linux": None, "expect-log": []}
     if not os.path.isfile(dts):
         return opts
     with open(dts) as f:
@@ -133,6 +139,10 @@ def dts_options(dts):
                 opts["expect-summary"] = (int(m2.group(1)), int(m2.group(2)))
             elif key == "skip":
                 opts["skip"] = val
+            elif key == "expect-log":
+                opts["expect-log"].append(re.compile(val))
+            elif key == "linux":
+                opts["linux"] = check_linux.parse_words(val.split())
             else:
                 raise ValueError(f"{dts}: unknown test option {key!r}")
     return opts
@@ -298,17 +308,20 @@ def run_config(bundle, res, args):
     timeout = opts["timeout"] or args.timeout
     cmd = qemu_cmd(args.hv, bundle, opts["qemu-args"])
     log = os.path.join(args.logs, short + ".log")
+    native = linux_native(cfg, bundle, opts, args) if opts["linux"] is not None else None
     t0 = time.monotonic()
     lines, rc, timed_out = run_process(cmd, timeout, log, args.verbose, RE_SUMMARY)
     elapsed = time.monotonic() - t0
 
-    per_guest = {g: {"pass": 0, "fail": 0, "done": None, "hv": []} for g, _ in guests}
+    per_guest = {g: {"pass": 0, "fail": 0, "done": None, "hv": [], "lines": []}
+                 for g, _ in guests}
     summary = None
     for ln in lines:
         m = RE_GUEST.match(ln)
         if m and m.group(1) in per_guest:
             g, text = m.group(1), m.group(2)
             pg = per_guest[g]
+            pg["lines"].append(text)
             mp, mf, md = RE_PASS.search(text), RE_FAIL.search(text), RE_DONE.search(text)
             if mp:
                 pg["pass"] += 1
@@ -345,23 +358,22 @@ def run_config(bundle, res, args):
                          f"expected a stop line matching /{stop_rx.pattern}/, got: " +
                          ("; ".join(hv) if hv else "no hypervisor line for this guest"))
             continue
-        done = pg["done"]
-        if done is None:
-            res.fail(f"{name}:done", f"{image}: no TEST DONE line" +
-                     (f" (hypervisor: {'; '.join(hv)})" if hv else ""))
-        elif done[1] != pg["pass"] or done[2] != pg["fail"]:
-            res.fail(f"{name}:done", f"TEST DONE {done[0]} says {done[1]} passed, {done[2]} failed "
-                     f"but {pg['pass']} PASS and {pg['fail']} FAIL lines were seen")
-        elif done[0] != image:
-            res.fail(f"{name}:done", f"TEST DONE names image {done[0]}, configured {image}")
+        if opts["linux"] is not None:
+            linux_checks(cfg, name, pg, opts, native, res, args)
         else:
-            res.ok(f"{name}:done", args.verbose)
+            check_done(name, image, pg, res, args)
         want = "shutdown (reason=failure)" if pg["fail"] else "shutdown (reason=none)"
         if any(ln.endswith(want) for ln in hv):
             res.ok(f"{name}:shutdown", args.verbose)
         else:
             res.fail(f"{name}:shutdown", f"expected 'pmuvisor: guest {g} {want}', got: " +
                      ("; ".join(hv) if hv else "no hypervisor line for this guest"))
+
+    for i, rx in enumerate(opts["expect-log"]):
+        if any(rx.search(ln) for ln in lines):
+            res.ok(f"{cfg}:expect-log-{i}", args.verbose)
+        else:
+            res.fail(f"{cfg}:expect-log-{i}", f"no output line matches /{rx.pattern}/")
 
     want = opts["expect-summary"] or (len(guests), 0)
     if summary == want:
@@ -372,6 +384,42 @@ def run_config(bundle, res, args):
                               f" line (QEMU exit status {rc}); last lines:\n" + last_lines(lines)))
     print(f"   {res.passed - before_p} passed, {res.failed - before_f} failed "
           f"({elapsed:.1f} s, log {os.path.relpath(log, REPO)})")
+
+
+def linux_native(cfg, bundle, opts, args):
+    """Native boot of the first guest's kernel + initramfs + bootargs, same QEMU shape."""
+    if "record" not in opts["linux"]:
+        return None
+    with open(bundle, "rb") as f:
+        props = parse_dtb_guests(f.read(1 << 20))[0][1]
+    bootargs = props.get("bootargs", b"").rstrip(b"\0").decode()
+    log = os.path.join(args.logs, os.path.basename(cfg) + "-native.log")
+    info = check_linux.run_native(args.build, opts["qemu-args"], bootargs, log)
+    print(f"   native: {check_linux.summary(info)} ({info['wall']:.1f} s, log "
+          f"{os.path.relpath(log, REPO)})")
+    return info
+
+
+def linux_checks(cfg, name, pg, opts, native, res, args):
+    info = check_linux.parse(pg["lines"])
+    print(f"   {name.split('/')[-1]}: {check_linux.summary(info)}")
+    check_linux.check_guest(name, info, opts["linux"], res, args.verbose, native, args.build)
+
+
+def check_done(name, image, pg, res, args):
+    """A bare-metal test image: its TEST DONE line must match the PASS/FAIL lines seen."""
+    done = pg["done"]
+    if done is None:
+        hv = pg["hv"]
+        res.fail(f"{name}:done", f"{image}: no TEST DONE line" +
+                 (f" (hypervisor: {'; '.join(hv)})" if hv else ""))
+    elif done[1] != pg["pass"] or done[2] != pg["fail"]:
+        res.fail(f"{name}:done", f"TEST DONE {done[0]} says {done[1]} passed, {done[2]} failed "
+                 f"but {pg['pass']} PASS and {pg['fail']} FAIL lines were seen")
+    elif done[0] != image:
+        res.fail(f"{name}:done", f"TEST DONE names image {done[0]}, configured {image}")
+    else:
+        res.ok(f"{name}:done", args.verbose)
 
 
 def main():

@@ -78,6 +78,16 @@ long vpmu_phys_stop(unsigned int idx, int reset)
 		.error;
 }
 
+long vpmu_phys_stop_mask(uint32_t mask)
+{
+	return pmu_call(SBI_EXT_PMU_COUNTER_STOP, 0, mask, 0, 0, 0).error;
+}
+
+long vpmu_phys_start_mask(uint32_t mask)
+{
+	return pmu_call(SBI_EXT_PMU_COUNTER_START, 0, mask, 0, 0, 0).error;
+}
+
 #define RD(n, csr)                                                                                 \
 	case n:                                                                                    \
 		return csr_read(csr)
@@ -131,6 +141,38 @@ void vpmu_phys_set_counteren(unsigned long bits)
 uint32_t vpmu_phys_overflowed(void)
 {
 	return (uint32_t)csr_read(CSR_SCOUNTOVF);
+}
+
+int vpmu_phys_event_shared(unsigned int a, unsigned int b, unsigned long event_idx)
+{
+	struct sbi_ret ra = pmu_call(SBI_EXT_PMU_COUNTER_CFG_MATCH, a, 1, PROBE_FLAGS, event_idx, 0);
+	struct sbi_ret rb = pmu_call(SBI_EXT_PMU_COUNTER_CFG_MATCH, b, 1, PROBE_FLAGS, event_idx, 0);
+	volatile unsigned int spin;
+	int res = -1;
+
+	if (!ra.error && ra.value == a && !rb.error && rb.value == b && !vpmu_phys_start(a, 0) &&
+	    !vpmu_phys_start(b, 0)) {
+		for (spin = 0; spin < 1000; spin++)
+			;
+		res = vpmu_phys_read(a) != 0 && vpmu_phys_read(b) != 0;
+	}
+	if (!ra.error && ra.value > 2)
+		vpmu_phys_stop((unsigned int)ra.value, 1);
+	if (!rb.error && rb.value > 2)
+		vpmu_phys_stop((unsigned int)rb.value, 1);
+	return res;
+}
+
+#define SIP_LCOFIP (1UL << IRQ_PMU_OVF)
+
+bool vpmu_phys_irq_pending(void)
+{
+	return (csr_read(CSR_SIP) & SIP_LCOFIP) != 0;
+}
+
+void vpmu_phys_irq_clear(void)
+{
+	csr_clear(CSR_SIP, SIP_LCOFIP);
 }
 
 int vpmu_phys_event_counts(unsigned int idx, unsigned long event_idx)

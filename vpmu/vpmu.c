@@ -43,15 +43,64 @@ static struct {
 	uint32_t hw_valid;
 	unsigned long hw_info[VPMU_MAX_HW];
 	bool prog_counts[2]; /* [0] cycles, [1] instret on programmable counters */
+	bool event_exclusive; /* the host counts an event on one counter per hart only */
 	uint32_t ev_ok[EV_KEYS];
 	uint32_t ev_bad[EV_KEYS];
 } layout;
 
 /* ---------------------------------------------------------------- helpers */
 
+static const struct vpmu_policy no_policy;
+
 static unsigned int num_total(void)
 {
 	return layout.available ? layout.num_hw + VPMU_NUM_FW : 0;
+}
+
+/* What this guest sees: firmware counters may be switched off by policy */
+static unsigned int num_visible(const struct vpmu *v)
+{
+	if (!layout.available)
+		return 0;
+	return v->policy->no_firmware ? layout.num_hw : num_total();
+}
+
+static uint32_t hw_allowed(const struct vpmu *v)
+{
+	uint32_t m = v->policy->counters_mask;
+
+	return layout.hw_valid & (m ? m : ~0U);
+}
+
+static bool rule_has(const struct vpmu_event_rule *r, unsigned int n, unsigned long ev)
+{
+	for (unsigned int i = 0; i < n; i++)
+		if (ev >= r[i].first && ev <= r[i].last)
+			return true;
+	return false;
+}
+
+/*
+ * May the guest count event_idx, and on which hardware counters? Denied
+ * events and, when an allow table exists, unlisted hardware events are not.
+ */
+static bool event_allowed(const struct vpmu *v, unsigned long ev, bool fw, uint32_t *counters)
+{
+	const struct vpmu_policy *p = v->policy;
+
+	*counters = hw_allowed(v);
+	if (rule_has(p->deny, p->nr_deny, ev))
+		return false;
+	if (fw)
+		return !p->no_firmware;
+	if (!p->nr_allow)
+		return true;
+	for (unsigned int i = 0; i < p->nr_allow; i++)
+		if (ev >= p->allow[i].first && ev <= p->allow[i].last) {
+			*counters &= p->allow[i].counters;
+			return true;
+		}
+	return false;
 }
 
 static bool is_fw(unsigned long idx)
@@ -64,9 +113,12 @@ static bool is_hw(unsigned long idx)
 	return idx < layout.num_hw && ((layout.hw_valid >> idx) & 1);
 }
 
-static bool is_valid(unsigned long idx)
+/* A counter this guest may use: the host has it and the policy allows it */
+static bool is_visible(const struct vpmu *v, unsigned long idx)
 {
-	return is_hw(idx) || is_fw(idx);
+	if (is_hw(idx))
+		return (hw_allowed(v) >> idx) & 1;
+	return is_fw(idx) && !v->policy->no_firmware;
 }
 
 static uint64_t width_mask(unsigned long idx)
@@ -119,9 +171,9 @@ static struct sbi_ret ret_val(unsigned long val)
  * A set of counters: INVALID_PARAM unless the mask is non-empty and every
  * bit names a valid counter (no overflow of base + bit).
  */
-static long check_set(unsigned long base, unsigned long mask)
+static long check_set(const struct vpmu *v, unsigned long base, unsigned long mask)
 {
-	unsigned long n = num_total();
+	unsigned long n = num_visible(v);
 	unsigned int i;
 
 	if (!mask || base >= n)
@@ -129,7 +181,7 @@ static long check_set(unsigned long base, unsigned long mask)
 	for (i = 0; i < 64; i++) {
 		if (!((mask >> i) & 1))
 			continue;
-		if (i >= n - base || !is_valid(base + i))
+		if (i >= n - base || !is_visible(v, base + i))
 			return SBI_ERR_INVALID_PARAM;
 	}
 	return SBI_SUCCESS;
@@ -219,21 +271,51 @@ static bool hw_candidate(unsigned long event_idx, unsigned int idx)
 /* ---------------------------------------------------- physical counters */
 
 /*
+ * Before the host starts a counter: an LCOFI still pending would make
+ * OpenSBI leave the counter's overflow flag set, and it would never
+ * interrupt again. Record what overflowed and clear it first.
+ */
+static void phys_prepare_start(struct vpmu *v)
+{
+	if (!vpmu_phys_irq_pending())
+		return;
+	vpmu_overflow_check(v);
+	vpmu_phys_irq_clear();
+}
+
+/* Free physical counter p of this hart, whoever configured it */
+static void phys_release(struct vpmu_hart *h, unsigned int p)
+{
+	vpmu_phys_stop(p, 1);
+	h->owner[p] = NULL;
+}
+
+/* Counter i of v is configured on the physical counter of the hart we run on */
+static bool on_this_hart(const struct vpmu *v, unsigned int i)
+{
+	const struct vpmu_ctr *c = &v->ctr[i];
+
+	return c->phys >= 0 && v->resident && v->resident == vpmu_host_hart() &&
+	       v->resident->owner[c->phys] == v;
+}
+
+/*
  * The host configured some other counter q than asked (fixed-counter
  * fallback for cycles/instret): undo it. If q holds one of our own loaded
  * counters, its filter bits were overwritten: configure it again, keeping
- * its value and run state.
+ * its value and run state. Anyone else's configuration there is gone.
  */
 static void phys_undo(struct vpmu *v, unsigned long q)
 {
+	struct vpmu_hart *h = v->resident;
 	struct vpmu_ctr *c;
 	bool run;
 
 	if (q >= VPMU_MAX_HW)
 		return;
 	c = &v->ctr[q];
-	if (!v->loaded || c->phys != (int)q) {
-		vpmu_phys_stop((unsigned int)q, 1);
+	if (!v->loaded || !on_this_hart(v, (unsigned int)q) || c->phys != (int)q) {
+		phys_release(h, (unsigned int)q);
 		return;
 	}
 	run = c->state == VPMU_CTR_STARTED;
@@ -242,21 +324,41 @@ static void phys_undo(struct vpmu *v, unsigned long q)
 		c->value = vpmu_phys_read((unsigned int)q) & width_mask(q);
 	}
 	vpmu_phys_config((unsigned int)q, host_flags(c->flags), c->event_idx, c->event_data);
-	if (run)
+	if (run) {
+		phys_prepare_start(v);
 		c->synced = vpmu_phys_start((unsigned int)q, c->value) == SBI_SUCCESS;
+	}
 }
 
-/* Configure an event on physical counter p exactly; true on success */
+/*
+ * Configure an event on physical counter p exactly; true on success. A
+ * stopped configuration another vCPU left there is evicted first.
+ */
 static bool phys_try_config(struct vpmu *v, unsigned int p, unsigned long guest_flags,
 			    unsigned long event_idx, uint64_t data, int key)
 {
+	struct vpmu_hart *h = v->resident;
 	struct sbi_ret r;
 
 	if (cache_has(layout.ev_bad, key, p))
 		return false;
+	if (h->owner[p] && h->owner[p] != v)
+		phys_release(h, p);
+	/*
+	 * QEMU counts an event on one programmable counter per hart only: a
+	 * stopped configuration another vCPU left with the same event would
+	 * leave ours at zero. Hardware with no such limit loses nothing.
+	 */
+	for (unsigned int q = FIRST_PROG; layout.event_exclusive && q < layout.num_hw; q++)
+		if (q != p && h->owner[q] && h->owner[q] != v && h->event_idx[q] == event_idx &&
+		    h->event_data[q] == data)
+			phys_release(h, q);
 	r = vpmu_phys_config(p, host_flags(guest_flags), event_idx, data);
 	if (r.error == SBI_SUCCESS && r.value == p) {
 		cache_mark(layout.ev_ok, key, p);
+		h->owner[p] = v;
+		h->event_idx[p] = (uint32_t)event_idx;
+		h->event_data[p] = data;
 		return true;
 	}
 	if (r.error == SBI_SUCCESS)
@@ -276,8 +378,10 @@ static void phys_load_ctr(struct vpmu *v, unsigned int i)
 	if (!phys_try_config(v, i, c->flags, c->event_idx, c->event_data, key))
 		return;
 	c->phys = (int8_t)i;
-	if (c->state == VPMU_CTR_STARTED)
+	if (c->state == VPMU_CTR_STARTED) {
+		phys_prepare_start(v);
 		c->synced = vpmu_phys_start(i, c->value) == SBI_SUCCESS;
+	}
 }
 
 /* Stop, save and release the physical counter behind hardware counter i */
@@ -285,11 +389,11 @@ static void phys_unload_ctr(struct vpmu *v, unsigned int i)
 {
 	struct vpmu_ctr *c = &v->ctr[i];
 
-	if (c->phys < 0)
-		return;
-	vpmu_phys_stop((unsigned int)c->phys, 1);
-	if (c->state == VPMU_CTR_STARTED)
-		c->value = vpmu_phys_read((unsigned int)c->phys) & width_mask(i);
+	if (on_this_hart(v, i)) {
+		phys_release(v->resident, (unsigned int)c->phys);
+		if (c->state == VPMU_CTR_STARTED && v->loaded)
+			c->value = vpmu_phys_read((unsigned int)c->phys) & width_mask(i);
+	}
 	c->phys = -1;
 	c->synced = 0;
 }
@@ -357,8 +461,10 @@ static long ctr_transition(struct vpmu *v, unsigned int i, enum vpmu_op op, cons
 			return SBI_ERR_ALREADY_STARTED;
 		if (a && a->set_value)
 			c->value = a->value & width_mask(i);
-		if (hw && c->phys >= 0)
+		if (hw && c->phys >= 0) {
+			phys_prepare_start(v);
 			c->synced = vpmu_phys_start((unsigned int)c->phys, c->value) == SBI_SUCCESS;
+		}
 		v->overflow &= ~(1ULL << i);
 		c->state = VPMU_CTR_STARTED;
 		return SBI_SUCCESS;
@@ -432,10 +538,17 @@ void vpmu_global_init(void)
 			}
 		}
 	}
-	hv_printf("vpmu: %u hardware counters (mask 0x%x), %u firmware, cycles %s, instret %s\n",
+	/* Two programmable counters with instret: do both count? */
+	for (j = FIRST_PROG; j + 1 < layout.num_hw; j++)
+		if (is_hw(j) && is_hw(j + 1)) {
+			layout.event_exclusive = vpmu_phys_event_shared(j, j + 1, EV_INSTRET) == 0;
+			break;
+		}
+	hv_printf("vpmu: %u hardware counters (mask 0x%x), %u firmware, cycles %s, instret %s%s\n",
 		  layout.num_hw, layout.hw_valid, VPMU_NUM_FW,
 		  layout.prog_counts[0] ? "any" : "fixed only",
-		  layout.prog_counts[1] ? "any" : "fixed only");
+		  layout.prog_counts[1] ? "any" : "fixed only",
+		  layout.event_exclusive ? ", one counter per event" : "");
 }
 
 bool vpmu_available(void)
@@ -470,30 +583,76 @@ void vpmu_vcpu_init(struct vpmu *v)
 	unsigned int i;
 
 	__builtin_memset(v, 0, sizeof(*v));
+	v->policy = &no_policy;
 	for (i = 0; i < VPMU_MAX_COUNTERS; i++)
 		v->ctr[i].phys = -1;
 }
 
+void vpmu_vcpu_set_policy(struct vpmu *v, const struct vpmu_policy *p)
+{
+	v->policy = p ? p : &no_policy;
+}
+
 void vpmu_vcpu_reset(struct vpmu *v)
 {
+	unsigned long nr_overflows = v->nr_overflows;
+	const struct vpmu_policy *policy = v->policy;
 	bool loaded = v->loaded;
 	unsigned int i;
 
 	for (i = 0; i < num_total(); i++)
 		ctr_transition(v, i, OP_RESET, NULL);
 	vpmu_vcpu_init(v);
+	v->nr_overflows = nr_overflows; /* statistics outlive a reset */
+	v->policy = policy;
 	v->loaded = loaded;
+	if (loaded)
+		v->resident = vpmu_host_hart();
 	sync_counteren(v);
 }
 
+/*
+ * Counters still configured on this hart since the vCPU was put here, and
+ * untouched by anyone since, just continue: one start call for all of them.
+ * The others are configured again and started from their saved values.
+ */
 void vpmu_vcpu_load(struct vpmu *v)
 {
+	struct vpmu_hart *h = vpmu_host_hart();
+	uint32_t cont = 0;
 	unsigned int i;
 
 	v->loaded = true;
-	for (i = 0; i < layout.num_hw; i++)
-		if (is_hw(i) && v->ctr[i].state != VPMU_CTR_UNCONFIGURED)
-			phys_load_ctr(v, i);
+	if (v->resident != h) {
+		for (i = 0; i < layout.num_hw; i++)
+			v->ctr[i].phys = -1;
+		v->resident = h;
+	}
+	for (i = 0; i < layout.num_hw; i++) {
+		struct vpmu_ctr *c = &v->ctr[i];
+
+		if (!is_hw(i) || c->state == VPMU_CTR_UNCONFIGURED)
+			continue;
+		if (on_this_hart(v, i)) {
+			if (c->state == VPMU_CTR_STARTED) {
+				cont |= 1U << i;
+				c->synced = 1;
+			}
+			continue;
+		}
+		phys_load_ctr(v, i);
+	}
+	if (cont)
+		phys_prepare_start(v);
+	if (cont && vpmu_phys_start_mask(cont) != SBI_SUCCESS) {
+		/* the host refused the batch: start them one by one */
+		for (i = 0; i < layout.num_hw; i++)
+			if ((cont >> i) & 1) {
+				vpmu_phys_stop(i, 0);
+				v->ctr[i].synced =
+					vpmu_phys_start(i, v->ctr[i].value) == SBI_SUCCESS;
+			}
+	}
 	sync_counteren(v);
 }
 
@@ -513,6 +672,7 @@ void vpmu_overflow_check(struct vpmu *v)
 			continue;
 		v->overflow |= 1ULL << i;
 		v->irq_pending = true;
+		v->nr_overflows++;
 	}
 }
 
@@ -532,12 +692,22 @@ bool vpmu_overflow_available(void)
 void vpmu_vcpu_put(struct vpmu *v)
 {
 	unsigned int i;
+	uint32_t run = 0;
 
 	if (!v->loaded)
 		return;
 	vpmu_overflow_check(v);
+	vpmu_phys_irq_clear(); /* recorded: it must not block the next vCPU's starts */
+	/* one stop for every running counter; they stay configured here */
 	for (i = 0; i < layout.num_hw; i++)
-		phys_unload_ctr(v, i);
+		if (v->ctr[i].state == VPMU_CTR_STARTED && on_this_hart(v, i))
+			run |= 1U << i;
+	if (run) {
+		vpmu_phys_stop_mask(run);
+		for (i = 0; i < layout.num_hw; i++)
+			if ((run >> i) & 1)
+				v->ctr[i].value = vpmu_phys_read(i) & width_mask(i);
+	}
 	vpmu_phys_set_counteren(0);
 	v->loaded = false;
 }
@@ -547,6 +717,9 @@ unsigned long vpmu_hcounteren(const struct vpmu *v)
 	unsigned long bits = 0;
 	unsigned int i;
 
+	/* only a loaded vCPU's counters are in the hardware */
+	if (!v->loaded)
+		return 0;
 	for (i = 0; i < layout.num_hw; i++) {
 		const struct vpmu_ctr *c = &v->ctr[i];
 
@@ -598,14 +771,12 @@ void vpmu_fw_event(struct vpmu *v, unsigned int fw_event)
 
 struct sbi_ret vpmu_num_counters(struct vpmu *v)
 {
-	(void)v;
-	return ret_val(num_total());
+	return ret_val(num_visible(v));
 }
 
 struct sbi_ret vpmu_counter_get_info(struct vpmu *v, unsigned long idx)
 {
-	(void)v;
-	if (!is_valid(idx))
+	if (!is_visible(v, idx))
 		return ret_err(SBI_ERR_INVALID_PARAM);
 	return ret_val(is_fw(idx) ? FW_CTR_INFO : layout.hw_info[idx]);
 }
@@ -618,13 +789,14 @@ struct sbi_ret vpmu_counter_config_matching(struct vpmu *v, unsigned long base, 
 	int kind;
 	unsigned int i, idx = 0;
 	long err = SBI_ERR_NOT_SUPPORTED;
+	uint32_t allowed;
 
 	if (flags & ~SBI_PMU_CFG_FLAG_MASK)
 		return ret_err(SBI_ERR_INVALID_PARAM);
-	if (check_set(base, mask))
+	if (check_set(v, base, mask))
 		return ret_err(SBI_ERR_INVALID_PARAM);
 	kind = classify(event_idx, event_data, &a.key);
-	if (kind < 0)
+	if (kind < 0 || !event_allowed(v, event_idx, kind == EVK_FW, &allowed))
 		return ret_err(SBI_ERR_NOT_SUPPORTED);
 
 	if (flags & SBI_PMU_CFG_FLAG_SKIP_MATCH) {
@@ -632,7 +804,8 @@ struct sbi_ret vpmu_counter_config_matching(struct vpmu *v, unsigned long base, 
 		for (i = 0; !((mask >> i) & 1); i++)
 			;
 		idx = (unsigned int)(base + i);
-		if (kind == EVK_FW ? !is_fw(idx) : !hw_candidate(event_idx, idx))
+		if (kind == EVK_FW ? !is_fw(idx) :
+				     !hw_candidate(event_idx, idx) || !((allowed >> idx) & 1))
 			return ret_err(SBI_ERR_NOT_SUPPORTED);
 		err = ctr_transition(v, idx, OP_CONFIG, &a);
 	} else if (kind == EVK_FW) {
@@ -648,7 +821,7 @@ struct sbi_ret vpmu_counter_config_matching(struct vpmu *v, unsigned long base, 
 		for (i = 0; i < n && err; i++) {
 			idx = c[i];
 			if (idx >= base && idx - base < 64 && ((mask >> (idx - base)) & 1) &&
-			    v->ctr[idx].state == VPMU_CTR_UNCONFIGURED)
+			    ((allowed >> idx) & 1) && v->ctr[idx].state == VPMU_CTR_UNCONFIGURED)
 				err = ctr_transition(v, idx, OP_CONFIG, &a);
 		}
 	}
@@ -680,7 +853,7 @@ struct sbi_ret vpmu_counter_start(struct vpmu *v, unsigned long base, unsigned l
 	if ((flags & SBI_PMU_START_FLAG_SET_INIT_VALUE) &&
 	    (flags & SBI_PMU_START_FLAG_INIT_SNAPSHOT))
 		return ret_err(SBI_ERR_INVALID_PARAM);
-	if (check_set(base, mask))
+	if (check_set(v, base, mask))
 		return ret_err(SBI_ERR_INVALID_PARAM);
 	for (i = 0; i < 64; i++)
 		if (((mask >> i) & 1) && v->ctr[base + i].state == VPMU_CTR_UNCONFIGURED)
@@ -723,7 +896,7 @@ struct sbi_ret vpmu_counter_stop(struct vpmu *v, unsigned long base, unsigned lo
 
 	if (flags & ~SBI_PMU_STOP_FLAG_MASK)
 		return ret_err(SBI_ERR_INVALID_PARAM);
-	if (check_set(base, mask))
+	if (check_set(v, base, mask))
 		return ret_err(SBI_ERR_INVALID_PARAM);
 	if (snap && !v->shmem_set)
 		return ret_err(SBI_ERR_NO_SHMEM);
@@ -771,7 +944,7 @@ struct sbi_ret vpmu_counter_stop(struct vpmu *v, unsigned long base, unsigned lo
 
 static long fw_check(struct vpmu *v, unsigned long idx)
 {
-	if (!is_fw(idx) || v->ctr[idx].state == VPMU_CTR_UNCONFIGURED)
+	if (!is_fw(idx) || !is_visible(v, idx) || v->ctr[idx].state == VPMU_CTR_UNCONFIGURED)
 		return SBI_ERR_INVALID_PARAM;
 	return SBI_SUCCESS;
 }
@@ -829,7 +1002,8 @@ struct event_info_entry {
 };
 
 /* Could config_matching find a counter for this hardware event? */
-static bool hw_event_supported(struct vpmu *v, unsigned long event_idx, uint64_t data, int key)
+static bool hw_event_supported(struct vpmu *v, unsigned long event_idx, uint64_t data, int key,
+			       uint32_t allowed)
 {
 	unsigned int c[VPMU_MAX_HW], n = hw_candidates(event_idx, c), i;
 
@@ -837,6 +1011,8 @@ static bool hw_event_supported(struct vpmu *v, unsigned long event_idx, uint64_t
 		unsigned int p = c[i];
 		struct vpmu_ctr *ctr = &v->ctr[p];
 
+		if (!((allowed >> p) & 1))
+			continue;
 		if (cache_has(layout.ev_ok, key, p))
 			return true;
 		if (ctr->state != VPMU_CTR_UNCONFIGURED) {
@@ -859,6 +1035,7 @@ struct sbi_ret vpmu_event_get_info(struct vpmu *v, unsigned long lo, unsigned lo
 {
 	struct event_info_entry e;
 	unsigned long i;
+	uint32_t allowed;
 	int key;
 
 	if (flags || !num || (lo & 0xf))
@@ -879,10 +1056,12 @@ struct sbi_ret vpmu_event_get_info(struct vpmu *v, unsigned long lo, unsigned lo
 		if (vpmu_host_read_guest(v, lo + i * sizeof(e), &e, sizeof(e)))
 			return ret_err(SBI_ERR_INVALID_ADDRESS);
 		kind = classify(e.event_idx, e.event_data, &key);
+		if (kind >= 0 && !event_allowed(v, e.event_idx, kind == EVK_FW, &allowed))
+			kind = EVK_UNSUPPORTED;
 		if (kind == EVK_FW)
 			out = 1;
 		else if (kind == EVK_HW)
-			out = hw_event_supported(v, e.event_idx, e.event_data, key);
+			out = hw_event_supported(v, e.event_idx, e.event_data, key, allowed);
 		if (vpmu_host_write_guest(
 			    v, lo + i * sizeof(e) + offsetof(struct event_info_entry, output), &out,
 			    sizeof(out))) {

@@ -24,6 +24,37 @@
 #define VPMU_NUM_FW	  22 /* SBI_PMU_FW_MAX: one firmware counter per standard event */
 #define VPMU_MAX_COUNTERS (VPMU_MAX_HW + VPMU_NUM_FW)
 
+/*
+ * A guest's PMU policy (configuration DT, docs/configuration.md): which
+ * hardware counters it may use, which events, and whether it gets the
+ * firmware counters. Rules are event_idx ranges [first, last].
+ */
+#define VPMU_POLICY_RULES 16
+struct vpmu_event_rule {
+	uint32_t first, last;
+	uint32_t counters; /* allow rules: hardware counters the events may use */
+};
+struct vpmu_policy {
+	uint32_t counters_mask; /* 0: every hardware counter of the host */
+	bool no_firmware;
+	unsigned int nr_allow;	/* 0: every event; else only these */
+	struct vpmu_event_rule allow[VPMU_POLICY_RULES];
+	unsigned int nr_deny;
+	struct vpmu_event_rule deny[VPMU_POLICY_RULES];
+};
+
+/*
+ * Per physical hart: whose configuration each physical counter holds. A
+ * vCPU's counters stay configured (stopped) on the hart after it is put, so
+ * that coming back to a hart nobody else used costs one start call.
+ */
+struct vpmu;
+struct vpmu_hart {
+	struct vpmu *owner[VPMU_MAX_HW];
+	uint32_t event_idx[VPMU_MAX_HW]; /* what each owned counter is configured for */
+	uint64_t event_data[VPMU_MAX_HW];
+};
+
 /* Per-counter state machine; vpmu.c changes it in one transition function */
 enum vpmu_ctr_state {
 	VPMU_CTR_UNCONFIGURED = 0, /* no event; start/fw_read refuse it */
@@ -33,7 +64,7 @@ enum vpmu_ctr_state {
 
 struct vpmu_ctr {
 	uint8_t state;	    /* enum vpmu_ctr_state */
-	int8_t phys;	    /* physical counter it is loaded on, -1 if none */
+	int8_t phys;	    /* physical counter configured for it on vpmu.resident, -1 if none */
 	uint8_t synced;	    /* loaded, and the physical value equals the virtual one */
 	uint32_t event_idx; /* valid unless UNCONFIGURED */
 	uint64_t event_data;
@@ -48,7 +79,10 @@ struct vpmu {
 	uint64_t shmem_gpa; /* snapshot area, valid if shmem_set */
 	bool shmem_set;
 	bool loaded; /* between vpmu_vcpu_load and vpmu_vcpu_put on this hart */
+	struct vpmu_hart *resident; /* the hart its counters are configured on */
+	const struct vpmu_policy *policy; /* never NULL once initialised */
 	bool irq_pending; /* a new overflow the guest has not been told about */
+	unsigned long nr_overflows; /* counter overflows recorded, for statistics */
 };
 
 /* ---- called by the core ---- */
@@ -58,6 +92,8 @@ void vpmu_global_init(void);
 /* Whether guests are offered the PMU extension (host has SBI PMU) */
 bool vpmu_available(void);
 void vpmu_vcpu_init(struct vpmu *v);
+/* The guest's policy (kept by reference; NULL: no restriction) */
+void vpmu_vcpu_set_policy(struct vpmu *v, const struct vpmu_policy *p);
 /* Guest reboot/stop: release every counter, forget the snapshot area */
 void vpmu_vcpu_reset(struct vpmu *v);
 /* At the vCPU switch point on its hart: put stops+saves+releases, load restores */

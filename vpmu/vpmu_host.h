@@ -24,6 +24,9 @@ int vpmu_host_write_guest(struct vpmu *v, uint64_t gpa, const void *src, size_t 
 /* The vpmu embedded in a vCPU (&vcpu->vpmu) */
 struct vpmu *vcpu_vpmu(struct vcpu *vcpu);
 
+/* The table of the physical hart we are running on */
+struct vpmu_hart *vpmu_host_hart(void);
+
 /* Console output of the core (%d %u %x %lx %s) */
 extern void hv_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

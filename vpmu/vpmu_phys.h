@@ -9,6 +9,7 @@
 #ifndef VPMU_VPMU_PHYS_H
 #define VPMU_VPMU_PHYS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include "sbi_spec.h"
 
@@ -32,6 +33,10 @@ struct sbi_ret vpmu_phys_config(unsigned int idx, unsigned long host_flags, unsi
 long vpmu_phys_start(unsigned int idx, uint64_t value);
 /* Stop it (error ALREADY_STOPPED is fine); reset != 0 also releases it */
 long vpmu_phys_stop(unsigned int idx, int reset);
+/* Stop several counters at once, keeping their configuration and values */
+long vpmu_phys_stop_mask(uint32_t mask);
+/* Start several stopped counters at once, continuing from their values */
+long vpmu_phys_start_mask(uint32_t mask);
 /* Current value of the counter's CSR */
 uint64_t vpmu_phys_read(unsigned int idx);
 /* hcounteren := (hcounteren & TM) | (bits & ~TM) */
@@ -43,10 +48,22 @@ void vpmu_phys_set_counteren(unsigned long bits);
  */
 uint32_t vpmu_phys_overflowed(void);
 /*
+ * The hart's LCOFI pending bit (sip.LCOFIP). OpenSBI's start re-arms a
+ * counter (clears mhpmevent.OF) only while it is clear, so it must be taken
+ * care of before every start.
+ */
+bool vpmu_phys_irq_pending(void);
+void vpmu_phys_irq_clear(void);
+/*
  * Boot probe: configure event_idx on idx with no filter, run a short loop,
  * release. 1 if the counter advanced, 0 if it stayed still, -1 if the host
  * refused the event on idx.
  */
 int vpmu_phys_event_counts(unsigned int idx, unsigned long event_idx);
+/*
+ * Boot probe: does the event count on counter b while counter a holds it
+ * too? 1 yes, 0 no (QEMU counts an event on one counter per hart), -1 n/a.
+ */
+int vpmu_phys_event_shared(unsigned int a, unsigned int b, unsigned long event_idx);
 
 #endif

@@ -5,7 +5,6 @@
 
 #define SIP_SSIP (1UL << 1)
 #define SIP_STIP (1UL << 5)
-#define SIP_LCOFIP (1UL << 13)
 
 static bool use_sstc;
 
@@ -32,7 +31,7 @@ void timer_ack(void)
 	timer_write(UINT64_MAX);
 }
 
-bool timer_idle(void)
+unsigned long timer_idle(void)
 {
 	unsigned long sip;
 
@@ -40,11 +39,7 @@ bool timer_idle(void)
 	sip = csr_read(CSR_SIP);
 	if (sip & SIP_SSIP)
 		csr_clear(CSR_SIP, SIP_SSIP);
-	if (sip & SIP_LCOFIP) /* a vCPU's overflow, already recorded when it was put */
-		csr_clear(CSR_SIP, SIP_LCOFIP);
-	if (sip & SIP_STIP) {
+	if (sip & SIP_STIP)
 		timer_ack();
-		return true;
-	}
-	return false;
+	return sip;
 }

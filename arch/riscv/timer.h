@@ -18,7 +18,7 @@ static inline uint64_t timer_now(void)
 void timer_arm(uint64_t when);
 /* Take the pending HS timer interrupt: disarm it */
 void timer_ack(void);
-/* Wait with interrupts masked until something is pending; true if it was the timer */
-bool timer_idle(void);
+/* Wait with interrupts masked until something is pending; returns sip */
+unsigned long timer_idle(void);
 
 #endif

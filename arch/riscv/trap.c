@@ -52,6 +52,8 @@ static void handle_ecall(struct vcpu *v)
 	struct sbi_ret r;
 
 	c->sepc += 4;
+	/* firmware events other harts posted must show in this call's reads */
+	vcpu_fold_pending(v);
 	r = sbi_dispatch(v, c->regs[17], c->regs[16], &c->regs[10]);
 	if (r.error == SBI_RET_NO_REPLY)
 		return;
@@ -85,6 +87,9 @@ static bool emulate_counter_read(struct vcpu *v, unsigned long insn)
 		return false;
 	/* only reads: csrrs/csrrc with x0, csrrsi/csrrci with 0 */
 	if (!((funct3 == 2 || funct3 == 3 || funct3 == 6 || funct3 == 7) && rs1 == 0))
+		return false;
+	/* from VU-mode the guest's own scounteren must allow it, as on hardware */
+	if (!(c->sstatus & SSTATUS_SPP) && !(csr_read(CSR_SCOUNTEREN) & BIT(csr - CSR_CYCLE)))
 		return false;
 	if (vpmu_csr_read(&v->vpmu, csr, &val))
 		return false;

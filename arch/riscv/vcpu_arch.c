@@ -85,8 +85,10 @@ void vcpu_arch_hart_init(void)
 void vcpu_arch_reset(struct vcpu *v, unsigned long pc, unsigned long a1)
 {
 	struct vcpu_arch *a = &v->arch;
+	unsigned long nr_lcofi = a->nr_lcofi;
 
 	memset(a, 0, sizeof(*a));
+	a->nr_lcofi = nr_lcofi;
 	a->ctx.regs[10] = v->id;
 	a->ctx.regs[11] = a1;
 	a->ctx.sepc = pc;
@@ -200,6 +202,7 @@ void vcpu_arch_set_timer(struct vcpu *v, uint64_t when)
 
 void vcpu_arch_raise_lcofi(struct vcpu *v)
 {
+	v->arch.nr_lcofi++;
 	if (!uses_hvip(v))
 		v->arch.lcofi_soft = true;
 	else if (loaded(v))

@@ -22,6 +22,7 @@ struct vcpu_arch {
 	unsigned long fp[33];	  /* f0..f31, fcsr */
 	bool fp_live;		  /* fp[] holds the state, not the hart */
 	bool lcofi_soft;	  /* a virtual LCOFI waits for software delivery */
+	unsigned long nr_lcofi;	  /* virtual LCOFIs raised, for statistics */
 };
 
 struct vm_arch {

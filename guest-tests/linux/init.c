@@ -6,7 +6,8 @@
  * "pmuvisor.run=<name>" from /proc/cmdline and runs the built-in script of
  * that name (default "perf-demo"), printing "=== <title> ===" before each
  * step and "=== done ===" at the end, then powers off (SBI SRST).
- * "pmuvisor.run=shell" gives a minimal interactive shell instead.
+ * "pmuvisor.run=shell" gives a minimal interactive shell instead;
+ * "pmuvisor.delay=<ms>" sleeps before the script.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -34,42 +35,64 @@ struct script {
 	const struct step *steps;
 };
 
+#define RECORD_5M \
+	"/bin/perf record -e instructions:u -c 100000 -o /tmp/perf.data /bin/loop-5m"
+#define FW_EVENTS "r8000000000000005,r8000000000000006,r8000000000000007"
+
 /*
  * Sampling runs first: natively on QEMU 10 a perf record that follows other
  * perf runs in the same boot sometimes loses samples (0 to 44 of 50 seen),
  * while the first one of a boot captured 50 of 50 on -smp 2 every time.
+ * This is the script of `make run` (dts/default.dts).
  */
 static const struct step perf_demo[] = {
-	{ "kernel log: pmu/sbi", "kmsg pmu sbi" },
-	{ "isa", "grep isa /proc/cpuinfo" },
-	{ "perf record loop-5m",
-	  "/bin/perf record -e instructions:u -c 100000 -o /tmp/perf.data /bin/loop-5m" },
+	{ "kernel log: pmu", "kmsg riscv-pmu" },
+	{ "perf record loop-5m", RECORD_5M },
 	{ "perf report loop-5m", "/bin/perf report -i /tmp/perf.data --stdio" },
-	{ "perf script loop-5m", "/bin/perf script -i /tmp/perf.data -F ip" },
 	{ "perf stat loop-1m",
 	  "/bin/perf stat -e cycles:u,instructions:u /bin/loop-1m" },
 	{ "perf stat loop-1k", "/bin/perf stat -e instructions:u /bin/loop-1k" },
-	{ "perf stat fw set_timer nsleep",
-	  "/bin/perf stat -a -e r8000000000000005 /bin/nsleep" },
+	{ "perf stat fw nsleep", "/bin/perf stat -a -e " FW_EVENTS " /bin/nsleep" },
 	{ "uptime", "cat /proc/uptime" },
 	{ NULL, NULL }
 };
 
-/* Machine-readable variant: perf stat -x, output for host-side checks. */
+/*
+ * Machine-readable variants for tools/check_linux.py: perf stat -x , prints
+ * "<count>,,<event>,<time>,<pct>,," per event; perf script -F ip one raw IP
+ * per line.
+ */
 static const struct step perf_check[] = {
-	{ "perf record loop-5m",
-	  "/bin/perf record -e instructions:u -c 100000 -o /tmp/perf.data /bin/loop-5m" },
+	{ "perf record loop-5m", RECORD_5M },
 	{ "perf script loop-5m", "/bin/perf script -i /tmp/perf.data -F ip" },
-	{ "perf stat loop-1m",
-	  "/bin/perf stat -x , -e instructions:u /bin/loop-1m" },
-	{ "perf stat loop-5m",
-	  "/bin/perf stat -x , -e instructions:u /bin/loop-5m" },
+	/* QEMU sometimes delivers no overflow to a whole recording, natively too */
+	{ "perf record loop-5m #2", RECORD_5M },
+	{ "perf script loop-5m #2", "/bin/perf script -i /tmp/perf.data -F ip" },
+	{ "perf stat loop-100m",
+	  "/bin/perf stat -x , -e instructions:u,cycles:u /bin/loop-100m" },
+	{ "perf stat fw nsleep", "/bin/perf stat -x , -a -e " FW_EVENTS " /bin/nsleep" },
 	{ "uptime", "cat /proc/uptime" },
 	{ NULL, NULL }
 };
 
-#define RECORD_5M \
-	"/bin/perf record -e instructions:u -c 100000 -o /tmp/perf.data /bin/loop-5m"
+/* Exact counts (one physical hart, icount): no sampling. */
+static const struct step perf_exact[] = {
+	{ "perf stat loop-1k",
+	  "/bin/perf stat -x , -e instructions:u,cycles:u /bin/loop-1k" },
+	{ "perf stat loop-1m",
+	  "/bin/perf stat -x , -e instructions:u,cycles:u /bin/loop-1m" },
+	{ "perf stat loop-5m",
+	  "/bin/perf stat -x , -e instructions:u,cycles:u /bin/loop-5m" },
+	{ "uptime", "cat /proc/uptime" },
+	{ NULL, NULL }
+};
+
+/* SBI firmware events of a guest that sleeps on 2 vCPUs. */
+static const struct step perf_fw[] = {
+	{ "perf stat fw nsleep", "/bin/perf stat -x , -a -e " FW_EVENTS " /bin/nsleep" },
+	{ "uptime", "cat /proc/uptime" },
+	{ NULL, NULL }
+};
 
 /* Sampling repeatability: the same recording five times in one boot. */
 static const struct step perf_record5[] = {
@@ -78,6 +101,20 @@ static const struct step perf_record5[] = {
 	{ "perf record loop-5m #3", RECORD_5M },
 	{ "perf record loop-5m #4", RECORD_5M },
 	{ "perf record loop-5m #5", RECORD_5M },
+	{ NULL, NULL }
+};
+
+/*
+ * QEMU's mode-filtered counters under icount on -smp > 1: the same 5M loop
+ * measured alone, then while another hart runs a 20M loop in the background.
+ */
+static const struct step perf_busy2[] = {
+	{ "perf stat loop-5m",
+	  "/bin/perf stat -x , -e instructions:u /bin/loop-5m" },
+	{ "background loop-20m", "bg /bin/loop-20m" },
+	{ "perf stat loop-5m",
+	  "/bin/perf stat -x , -e instructions:u /bin/loop-5m" },
+	{ "wait", "wait" },
 	{ NULL, NULL }
 };
 
@@ -90,7 +127,10 @@ static const struct step boot[] = {
 static const struct script scripts[] = {
 	{ "perf-demo", perf_demo },
 	{ "perf-check", perf_check },
+	{ "perf-exact", perf_exact },
+	{ "perf-fw", perf_fw },
 	{ "perf-record5", perf_record5 },
+	{ "perf-busy2", perf_busy2 },
 	{ "boot", boot },
 	{ NULL, NULL }
 };
@@ -172,7 +212,7 @@ static int cmd_cat_grep(int argc, char **argv, const char *word)
 	return 0;
 }
 
-static int spawn(char **argv)
+static int spawn(char **argv, int background)
 {
 	int status;
 	pid_t pid;
@@ -188,12 +228,22 @@ static int spawn(char **argv)
 		fprintf(stderr, "%s: %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
+	if (background)
+		return 0;
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
 			return -1;
 	if (WIFEXITED(status))
 		return WEXITSTATUS(status);
 	return 128 + WTERMSIG(status);
+}
+
+/* wait: reap every background child */
+static int cmd_wait(void)
+{
+	while (wait(NULL) > 0 || errno == EINTR)
+		;
+	return 0;
 }
 
 static int run_line(char *line)
@@ -210,8 +260,12 @@ static int run_line(char *line)
 		ret = cmd_cat_grep(argc, argv, NULL);
 	else if (!strcmp(argv[0], "grep") && argc > 2)
 		ret = cmd_cat_grep(argc, argv, argv[1]);
+	else if (!strcmp(argv[0], "bg") && argc > 1)
+		ret = spawn(argv + 1, 1);
+	else if (!strcmp(argv[0], "wait"))
+		ret = cmd_wait();
 	else
-		ret = spawn(argv);
+		ret = spawn(argv, 0);
 	fflush(stdout);
 	return ret;
 }
@@ -249,19 +303,19 @@ static void shell(void)
 	}
 }
 
-/* value of "pmuvisor.run=" in /proc/cmdline, into buf */
-static void run_param(char *buf, size_t len)
+/* value of "<key>" (e.g. "pmuvisor.run=") in /proc/cmdline, into buf */
+static void cmdline_param(const char *key, const char *def, char *buf, size_t len)
 {
-	char cmdline[LINE_MAX_LEN], *p;
+	char cmdline[LINE_MAX_LEN], *p, *save;
 	FILE *f = fopen("/proc/cmdline", "r");
 
-	snprintf(buf, len, "perf-demo");
+	snprintf(buf, len, "%s", def);
 	if (!f)
 		return;
 	if (fgets(cmdline, sizeof(cmdline), f)) {
-		for (p = strtok(cmdline, " \n"); p; p = strtok(NULL, " \n"))
-			if (!strncmp(p, "pmuvisor.run=", 13))
-				snprintf(buf, len, "%s", p + 13);
+		for (p = strtok_r(cmdline, " \n", &save); p; p = strtok_r(NULL, " \n", &save))
+			if (!strncmp(p, key, strlen(key)))
+				snprintf(buf, len, "%s", p + strlen(key));
 	}
 	fclose(f);
 }
@@ -278,7 +332,7 @@ int main(void)
 {
 	const struct script *s;
 	struct timespec ts;
-	char name[64];
+	char name[64], delay[16];
 
 	do_mount("proc", "/proc", "proc");
 	do_mount("sysfs", "/sys", "sysfs");
@@ -290,9 +344,18 @@ int main(void)
 	dup2(1, 2);
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	run_param(name, sizeof(name));
+	cmdline_param("pmuvisor.run=", "perf-demo", name, sizeof(name));
 	printf("[init] pmuvisor.run=%s, started at %ld.%09ld s monotonic\n",
 	       name, (long)ts.tv_sec, ts.tv_nsec);
+	/* pmuvisor.delay=MS: sleep first (staggers guests that share harts) */
+	cmdline_param("pmuvisor.delay=", "0", delay, sizeof(delay));
+	if (atol(delay) > 0) {
+		struct timespec d = { atol(delay) / 1000, (atol(delay) % 1000) * 1000000L };
+
+		printf("[init] sleeping %ld ms (pmuvisor.delay)\n", atol(delay));
+		while (nanosleep(&d, &d) && errno == EINTR)
+			;
+	}
 	if (!strcmp(name, "shell")) {
 		shell();
 	} else {

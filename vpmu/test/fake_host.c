@@ -8,9 +8,14 @@
 struct fake_host fake;
 uint8_t fake_ram[FAKE_RAM_SIZE];
 
+static struct vpmu_hart fake_hart_table[2];
+struct vpmu_hart *fake_hart = &fake_hart_table[0];
+
 void fake_reset(void)
 {
 	memset(&fake, 0, sizeof(fake));
+	memset(fake_hart_table, 0, sizeof(fake_hart_table));
+	fake_hart = &fake_hart_table[0];
 	fake.available = 1;
 	fake.num_hw = 19;
 	fake.hw_mask = 0x7fffd; /* 0, 2, 3..18 */
@@ -51,8 +56,10 @@ void fake_advance(uint64_t n)
 		if (counts(p)) {
 			uint64_t v = (fake.c[p].value + n) & pmask(p);
 
-			if (v < fake.c[p].value || n > pmask(p))
+			if ((v < fake.c[p].value || n > pmask(p)) && !fake.c[p].of) {
 				fake.c[p].of = true;
+				fake.lcofip = true;
+			}
 			fake.c[p].value = v;
 		}
 }
@@ -158,7 +165,8 @@ long vpmu_phys_start(unsigned int idx, uint64_t value)
 		return SBI_ERR_ALREADY_STARTED;
 	fake.c[idx].value = value & pmask(idx);
 	fake.c[idx].running = true;
-	fake.c[idx].of = false;
+	if (!fake.lcofip)
+		fake.c[idx].of = false;
 	return SBI_SUCCESS;
 }
 
@@ -176,6 +184,57 @@ long vpmu_phys_stop(unsigned int idx, int reset)
 	if (reset && idx >= 3)
 		fake.c[idx].configured = false;
 	return err;
+}
+
+long vpmu_phys_stop_mask(uint32_t mask)
+{
+	long err = SBI_SUCCESS;
+
+	fake.n_stop++;
+	for (unsigned int p = 0; p < 32 && p < FAKE_NCTR; p++) {
+		if (!((mask >> p) & 1))
+			continue;
+		if (!fake.c[p].configured)
+			return SBI_ERR_INVALID_PARAM;
+		if (!fake.c[p].running)
+			err = SBI_ERR_ALREADY_STOPPED;
+		fake.c[p].running = false;
+	}
+	return err;
+}
+
+long vpmu_phys_start_mask(uint32_t mask)
+{
+	long err = SBI_SUCCESS;
+
+	fake.n_start++;
+	for (unsigned int p = 0; p < 32 && p < FAKE_NCTR; p++) {
+		if (!((mask >> p) & 1))
+			continue;
+		if (!fake.c[p].configured)
+			return SBI_ERR_INVALID_PARAM;
+		if (fake.c[p].running)
+			err = SBI_ERR_ALREADY_STARTED;
+		fake.c[p].running = true;
+		if (!fake.lcofip)
+			fake.c[p].of = false;
+	}
+	return err;
+}
+
+struct vpmu_hart *vpmu_host_hart(void)
+{
+	return fake_hart;
+}
+
+bool vpmu_phys_irq_pending(void)
+{
+	return fake.lcofip;
+}
+
+void vpmu_phys_irq_clear(void)
+{
+	fake.lcofip = false;
 }
 
 uint32_t vpmu_phys_overflowed(void)
@@ -196,6 +255,14 @@ uint64_t vpmu_phys_read(unsigned int idx)
 void vpmu_phys_set_counteren(unsigned long bits)
 {
 	fake.counteren = (fake.counteren & 2) | (bits & 0xffffffffUL & ~2UL);
+}
+
+int vpmu_phys_event_shared(unsigned int a, unsigned int b, unsigned long event_idx)
+{
+	(void)a;
+	(void)b;
+	(void)event_idx;
+	return fake.event_exclusive ? 0 : 1;
 }
 
 int vpmu_phys_event_counts(unsigned int idx, unsigned long event_idx)

@@ -46,9 +46,13 @@ struct fake_host {
 	/* statistics */
 	unsigned int n_config, n_start, n_stop;
 	int fail_start; /* force vpmu_phys_start errors */
+	bool lcofip;	/* the hart's LCOFI is pending: start leaves OF set, like OpenSBI */
+	bool event_exclusive; /* like QEMU: an event counts on one counter per hart */
 };
 
 extern struct fake_host fake;
+/* The physical hart the fake runs on (tests may switch between two) */
+extern struct vpmu_hart *fake_hart;
 extern uint8_t fake_ram[FAKE_RAM_SIZE];
 
 /* QEMU 10 virt + OpenSBI 1.5 defaults; clears RAM */

@@ -821,7 +821,7 @@ static void test_hcounteren_start_failure(void **state)
 
 /* ---------------------------------------------------------- load / put */
 
-static void test_put_saves_and_releases(void **state)
+static void test_put_stops_keeps_resident(void **state)
 {
 	unsigned long val;
 
@@ -832,15 +832,21 @@ static void test_put_saves_and_releases(void **state)
 	fake_advance(20);
 	vpmu_vcpu_put(v);
 	assert_false(v->loaded);
-	assert_false(fake_busy(3));
-	assert_false(fake_busy(4));
+	/* lazy: stopped in one call, still configured on this hart */
+	assert_true(fake_busy(3));
+	assert_true(fake_busy(4));
+	assert_false(fake.c[3].running);
 	assert_false(fake.c[0].running);
 	assert_int_equal(vpmu_hcounteren(v), 0);
 	fake_advance(1000); /* someone else runs */
 	assert_int_equal(vpmu_csr_read(v, 0xc03, &val), 0);
 	assert_int_equal(val, 120);
 	assert_int_equal(vpmu_ctr_value(v, 0), 25);
+	fake.n_config = fake.n_start = 0;
 	vpmu_vcpu_load(v);
+	/* nobody used the hart's counters: one start, no configuration */
+	assert_int_equal(fake.n_config, 0);
+	assert_int_equal(fake.n_start, 1);
 	assert_true(fake.c[3].running);
 	assert_int_equal(fake.c[3].value, 120);
 	assert_true(fake_busy(4));
@@ -851,6 +857,8 @@ static void test_put_saves_and_releases(void **state)
 	assert_int_equal(vpmu_ctr_value(v, 0), 26);
 }
 
+static struct vcpu other_vc;
+
 static void test_put_load_stopped_counter(void **state)
 {
 	unsigned long val;
@@ -860,7 +868,16 @@ static void test_put_load_stopped_counter(void **state)
 	fake_advance(5);
 	STOP(3, 1, 0);
 	vpmu_vcpu_put(v);
-	fake.c[3].value = 999; /* another vCPU used it */
+	/* another vCPU configures the same physical counter: v's is evicted */
+	vpmu_vcpu_init(&other_vc.vpmu);
+	vpmu_vcpu_load(&other_vc.vpmu);
+	assert_int_equal(vpmu_counter_config_matching(&other_vc.vpmu, 3, 1, 0, EV_INSTR, 0).value,
+			 3);
+	assert_int_equal(vpmu_counter_start(&other_vc.vpmu, 3, 1,
+					    SBI_PMU_START_FLAG_SET_INIT_VALUE, 999)
+				 .error,
+			 SBI_SUCCESS);
+	vpmu_vcpu_put(&other_vc.vpmu);
 	vpmu_vcpu_load(v);
 	/* stopped, and the physical value is not ours: reads trap and emulate */
 	assert_int_equal(vpmu_hcounteren(v), 0);
@@ -892,6 +909,108 @@ static void test_two_vcpus_share_hart(void **state)
 	assert_int_equal(fake.c[3].event_idx, EV_INSTR);
 	fake_advance(2);
 	assert_int_equal(vpmu_ctr_value(v, 3), 12);
+}
+
+/*
+ * An overflow still pending in HS when the vCPU is switched out is recorded
+ * for it, and does not leave the next vCPU's counter disarmed (OpenSBI only
+ * clears mhpmevent.OF on start while no LCOFI is pending).
+ */
+static void test_pending_lcofi_across_switch(void **state)
+{
+	struct vpmu *w = &other_vc.vpmu;
+
+	(void)state;
+	cfg_start(3, 1, EV_INSTR, -5UL);
+	fake_advance(10);
+	assert_true(fake.lcofip);
+	vpmu_vcpu_put(v);
+	assert_true(vpmu_take_irq(v));
+	assert_int_equal(v->overflow, 1UL << 3);
+	vpmu_vcpu_init(w);
+	vpmu_vcpu_load(w);
+	assert_int_equal(vpmu_counter_config_matching(w, 4, 1, 0, EV_INSTR, 0).value, 4);
+	assert_int_equal(vpmu_counter_start(w, 4, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, -3UL).error,
+			 SBI_SUCCESS);
+	assert_false(fake.c[4].of);
+	fake_advance(5);
+	assert_true(fake.c[4].of); /* it overflowed, so it will interrupt */
+	vpmu_overflow_check(w);
+	assert_true(vpmu_take_irq(w));
+	assert_false(vpmu_take_irq(v));
+}
+
+/* Hosts that count an event on one counter only: another vCPU's stopped copy is evicted */
+static void test_exclusive_event_evicts_other(void **state)
+{
+	struct vpmu *w = &other_vc.vpmu;
+
+	(void)state;
+	fake.event_exclusive = true;
+	vpmu_global_init();
+	cfg_start(3, 1, EV_INSTR, 0);
+	vpmu_vcpu_put(v);
+	vpmu_vcpu_init(w);
+	vpmu_vcpu_load(w);
+	assert_int_equal(vpmu_counter_config_matching(w, 4, 1, 0, EV_INSTR, 0).value, 4);
+	assert_false(fake_busy(3)); /* v's stopped instret is gone from the hart */
+	vpmu_vcpu_put(w);
+	fake.n_config = 0;
+	vpmu_vcpu_load(v);
+	assert_int_equal(fake.n_config, 1); /* reconfigured from its saved value */
+	fake.event_exclusive = false;
+	vpmu_global_init();
+}
+
+/* Disjoint counters: switching back and forth never reconfigures */
+static void test_disjoint_counters_no_reprogramming(void **state)
+{
+	struct vpmu *w = &other_vc.vpmu;
+
+	(void)state;
+	cfg_start(3, 1, EV_INSTR, 0);
+	vpmu_vcpu_put(v);
+	vpmu_vcpu_init(w);
+	vpmu_vcpu_load(w);
+	assert_int_equal(vpmu_counter_config_matching(w, 4, 1, 0, EV_INSTR, 0).value, 4);
+	assert_int_equal(vpmu_counter_start(w, 4, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, 0).error,
+			 SBI_SUCCESS);
+	for (int round = 0; round < 3; round++) {
+		fake_advance(10);
+		vpmu_vcpu_put(w);
+		fake.n_config = 0;
+		vpmu_vcpu_load(v);
+		fake_advance(7);
+		vpmu_vcpu_put(v);
+		vpmu_vcpu_load(w);
+		assert_int_equal(fake.n_config, 0);
+	}
+	fake_advance(1);
+	assert_int_equal(vpmu_ctr_value(w, 4), 31);
+	vpmu_vcpu_put(w);
+	vpmu_vcpu_load(v);
+	assert_int_equal(vpmu_ctr_value(v, 3), 21);
+}
+
+/* A vCPU that moves to another hart is configured there from its saved value */
+static void test_move_to_other_hart(void **state)
+{
+	struct vpmu_hart *first = fake_hart;
+
+	(void)state;
+	cfg_start(3, 1, EV_INSTR, 40);
+	fake_advance(2);
+	vpmu_vcpu_put(v);
+	fake_hart = first + 1; /* the fake's counters stand for the new hart's now */
+	fake.c[3].configured = false;
+	fake.c[3].value = 0;
+	fake.n_config = 0;
+	vpmu_vcpu_load(v);
+	assert_int_equal(fake.n_config, 1);
+	assert_true(fake.c[3].running);
+	assert_int_equal(vpmu_ctr_value(v, 3), 42);
+	assert_int_equal(first[1].owner[3], v);
+	fake_hart = first;
 }
 
 static void test_put_twice_harmless(void **state)
@@ -1254,10 +1373,14 @@ int main(void)
 		T(test_hcounteren_rules),
 		T(test_hcounteren_keeps_tm),
 		T(test_hcounteren_start_failure),
-		T(test_put_saves_and_releases),
+		T(test_put_stops_keeps_resident),
 		T(test_put_load_stopped_counter),
 		T(test_two_vcpus_share_hart),
 		T(test_put_twice_harmless),
+		T(test_disjoint_counters_no_reprogramming),
+		T(test_pending_lcofi_across_switch),
+		T(test_exclusive_event_evicts_other),
+		T(test_move_to_other_hart),
 		T(test_fw_counts_while_put),
 		T(test_vcpu_reset),
 		T(test_state_machine),

@@ -1,0 +1,568 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * bench: guest-visible cost of SBI calls, PMU functions, counter CSR reads
+ * and vCPU switches, in instructions, for `make bench` (tools/bench.py,
+ * docs/performance.md). Runs on pmuvisor and directly on OpenSBI.
+ *
+ * Under QEMU -icount shift=0 one instruction is one ns of virtual time, so
+ * the 10 MHz `time` CSR ticks once per 100 instructions executed on the
+ * hart, whatever the mode: guest, hypervisor and firmware alike. A figure
+ * is the time of n repetitions minus the time of the same loop without the
+ * measured instruction, divided by n. Each interval is taken between tick
+ * edges: it starts right after the tick changes, and at its end the number
+ * of 3-instruction spins until the next edge is subtracted, so an interval
+ * is exact to 3 instructions, not to one tick.
+ *
+ * Output, one line per figure (parsed by tools/bench.py):
+ *   BENCH <name> <instructions, 3 decimals> err=<SBI error of the call> n=<n>
+ *   BENCH-SWITCH <live counters> <instructions per switch> switches=<s> ...
+ *   BENCH-INFO ..., BENCH-DONE
+ */
+#include "gt.h"
+
+GT_IMAGE("bench");
+
+#ifndef N_CALLS
+#define N_CALLS 20000UL
+#endif
+#ifndef N_CSR
+#define N_CSR 200000UL
+#endif
+#define MAX_SEQ	  2
+#define EV_FW(x)  ((SBI_PMU_EVENT_TYPE_FW << 16) | (x))
+#define EV_INSTR  SBI_PMU_HW_INSTRUCTIONS
+#define EV_CYCLES SBI_PMU_HW_CPU_CYCLES
+
+static unsigned long ipt; /* instructions per tick: 1e9 / timebase */
+static unsigned long num_counters, hw_mask, fw_mask;
+
+/* ---------------------------------------------------------- exact timing */
+
+/* Wait for a tick edge; returns the new tick (read at most 3 instructions after the edge) */
+static uint64_t edge_begin(void)
+{
+	unsigned long t0, t1;
+
+	do {
+		asm volatile("rdtime %0\n"
+			     "1:	rdtime %1\n"
+			     "	beq %1, %0, 1b\n"
+			     : "=&r"(t0), "=&r"(t1)::"memory");
+	} while (t1 != t0 + 1); /* a vCPU switch inside the spin: try again */
+	return t1;
+}
+
+static int inexact; /* an end spin was interrupted by a vCPU switch */
+
+/* Instructions since edge_begin() returned `start` (plus a constant), exact to 3 */
+static uint64_t edge_end(uint64_t start, uint64_t *end_tick)
+{
+	unsigned long t0, t1, spins;
+
+	asm volatile("rdtime %0\n"
+		     "	li %2, 0\n"
+		     "1:	rdtime %1\n"
+		     "	addi %2, %2, 1\n"
+		     "	beq %1, %0, 1b\n"
+		     : "=&r"(t0), "=&r"(t1), "=&r"(spins)::"memory");
+	if (t1 != t0 + 1)
+		inexact = 1;
+	if (end_tick)
+		*end_tick = t1;
+	return (t1 - start) * ipt - 3 * spins;
+}
+
+/* ------------------------------------------------------------ call loops */
+
+struct call {
+	unsigned long a[6];
+	unsigned long fid, eid;
+};
+
+/*
+ * bench_calls_{ecall,none}(calls, m, n): n times, make the m calls of the
+ * array. The two functions are the same instructions but for the ecall.
+ * An SBI call preserves every register but a0 and a1.
+ */
+#define CALL_LOOP(name, insn)                                                                      \
+	asm(".text\n.globl " #name "\n.align 2\n" #name ":\n"                                      \
+	    "	mv t0, a0\n"                                                                         \
+	    "	mv t1, a1\n"                                                                         \
+	    "	mv t2, a2\n"                                                                         \
+	    "1:	mv t3, t0\n"                                                                       \
+	    "	mv t4, t1\n"                                                                         \
+	    "2:	ld a0, 0(t3)\n"                                                                    \
+	    "	ld a1, 8(t3)\n"                                                                      \
+	    "	ld a2, 16(t3)\n"                                                                     \
+	    "	ld a3, 24(t3)\n"                                                                     \
+	    "	ld a4, 32(t3)\n"                                                                     \
+	    "	ld a5, 40(t3)\n"                                                                     \
+	    "	ld a6, 48(t3)\n"                                                                     \
+	    "	ld a7, 56(t3)\n"                                                                     \
+	    "	" insn "\n"                                                                        \
+	    "	addi t3, t3, 64\n"                                                                   \
+	    "	addi t4, t4, -1\n"                                                                   \
+	    "	bnez t4, 2b\n"                                                                       \
+	    "	addi t2, t2, -1\n"                                                                   \
+	    "	bnez t2, 1b\n"                                                                       \
+	    "	ret\n")
+void bench_calls_ecall(const struct call *c, unsigned long m, unsigned long n);
+void bench_calls_none(const struct call *c, unsigned long m, unsigned long n);
+CALL_LOOP(bench_calls_ecall, "ecall");
+CALL_LOOP(bench_calls_none, "");
+
+/* CSR read loops: n reads; the _none variant has no read */
+#define CSR_LOOP(name, insn)                                                                       \
+	asm(".text\n.globl " #name "\n.align 2\n" #name ":\n"                                      \
+	    "1:	" insn "\n"                                                                        \
+	    "	addi a0, a0, -1\n"                                                                   \
+	    "	bnez a0, 1b\n"                                                                       \
+	    "	ret\n")
+void bench_csr_none(unsigned long n);
+void bench_csr_hpm3(unsigned long n);
+void bench_csr_cycle(unsigned long n);
+void bench_csr_instret(unsigned long n);
+void bench_csr_time(unsigned long n);
+CSR_LOOP(bench_csr_none, "");
+CSR_LOOP(bench_csr_hpm3, "csrr t0, hpmcounter3");
+CSR_LOOP(bench_csr_cycle, "csrr t0, cycle");
+CSR_LOOP(bench_csr_instret, "csrr t0, instret");
+CSR_LOOP(bench_csr_time, "csrr t0, time");
+
+typedef void (*calls_fn)(const struct call *, unsigned long, unsigned long);
+typedef void (*csr_fn)(unsigned long);
+
+static uint64_t __attribute__((noinline))
+time_calls(calls_fn fn, const struct call *c, unsigned long m, unsigned long n)
+{
+	uint64_t s = edge_begin();
+
+	fn(c, m, n);
+	return edge_end(s, NULL);
+}
+
+static uint64_t __attribute__((noinline)) time_csr(csr_fn fn, unsigned long n)
+{
+	uint64_t s = edge_begin();
+
+	fn(n);
+	return edge_end(s, NULL);
+}
+
+static void print_figure(const char *name, int64_t ins, unsigned long n, long err,
+			 const char *extra)
+{
+	int64_t milli = (ins * 1000 + (int64_t)n / 2) / (int64_t)n;
+	const char *sign = milli < 0 ? "-" : "";
+
+	if (milli < 0)
+		milli = -milli;
+	gt_printf("BENCH %s %s%lu.%03lu err=%ld n=%lu%s%s\n", name, sign,
+		  (unsigned long)(milli / 1000), (unsigned long)(milli % 1000), err, n,
+		  extra ? " " : "", extra ? extra : "");
+}
+
+static struct sbi_ret call1(const struct call *c)
+{
+	return gt_sbi_call(c->eid, c->fid, c->a[0], c->a[1], c->a[2], c->a[3], c->a[4], c->a[5]);
+}
+
+/*
+ * Cost of one iteration of the sequence, as seen by the guest. The sequence
+ * is made once first (its SBI errors are reported, joined by '/'), and must
+ * leave the PMU as it found it.
+ */
+static void bench_seq(const char *name, const struct call *c, unsigned long m, unsigned long n)
+{
+	char errs[64], extra[96];
+	long first_err = 0;
+	int pos = 0;
+	uint64_t full, none;
+
+	for (unsigned long i = 0; i < m; i++) {
+		struct sbi_ret r = call1(&c[i]);
+
+		if (i == 0)
+			first_err = r.error;
+		pos += gt_snprintf(errs + pos, sizeof(errs) - (size_t)pos, "%s%ld", i ? "/" : "",
+				   r.error);
+	}
+	none = time_calls(bench_calls_none, c, m, n);
+	full = time_calls(bench_calls_ecall, c, m, n);
+	gt_snprintf(extra, sizeof(extra), "errs=%s", errs);
+	print_figure(name, (int64_t)(full - none), n, first_err, extra);
+}
+
+static void bench_csr(const char *name, csr_fn fn, unsigned long n)
+{
+	uint64_t none = time_csr(bench_csr_none, n);
+	uint64_t full = time_csr(fn, n);
+
+	print_figure(name, (int64_t)(full - none), n, 0, NULL);
+}
+
+#define CALL(e, f, x0, x1, x2, x3, x4)                                                             \
+	(struct call)                                                                              \
+	{                                                                                          \
+		.a = {(x0), (x1), (x2), (x3), (x4), 0}, .fid = (f), .eid = (e)                     \
+	}
+#define PMU(f, x0, x1, x2, x3, x4) CALL(SBI_EXT_PMU, f, x0, x1, x2, x3, x4)
+
+static struct sbi_ret pmu(unsigned long fid, unsigned long a0, unsigned long a1, unsigned long a2,
+			  unsigned long a3, unsigned long a4)
+{
+	return gt_sbi_call(SBI_EXT_PMU, fid, a0, a1, a2, a3, a4, 0);
+}
+
+/* Configure `event` on exactly counter idx; returns the SBI error */
+static long cfg_on(unsigned long idx, unsigned long event)
+{
+	struct sbi_ret r = pmu(SBI_EXT_PMU_COUNTER_CFG_MATCH, idx, 1, 0, event, 0);
+
+	if (!r.error && r.value != idx)
+		return -100;
+	return r.error;
+}
+
+static long release(unsigned long idx)
+{
+	return pmu(SBI_EXT_PMU_COUNTER_STOP, idx, 1, SBI_PMU_STOP_FLAG_RESET, 0, 0).error;
+}
+
+static uint8_t snapshot_page[4096] __attribute__((aligned(4096)));
+static struct {
+	uint32_t event_idx;
+	uint32_t output;
+	uint64_t event_data;
+} event_info[4] __attribute__((aligned(16)));
+
+static void bench_sbi(void)
+{
+	struct call c[MAX_SEQ];
+	struct sbi_ret r;
+	long fw;
+
+	c[0] = CALL(SBI_EXT_BASE, SBI_EXT_BASE_GET_SPEC_VERSION, 0, 0, 0, 0, 0);
+	bench_seq("base_get_spec_version", c, 1, N_CALLS);
+
+	c[0] = PMU(SBI_EXT_PMU_NUM_COUNTERS, 0, 0, 0, 0, 0);
+	bench_seq("pmu_num_counters", c, 1, N_CALLS);
+
+	c[0] = PMU(SBI_EXT_PMU_COUNTER_GET_INFO, 3, 0, 0, 0, 0);
+	bench_seq("pmu_counter_get_info", c, 1, N_CALLS);
+
+	/* Linux's way: any hardware counter for instructions, then stop with RESET */
+	r = pmu(SBI_EXT_PMU_COUNTER_CFG_MATCH, 0, hw_mask, SBI_PMU_CFG_FLAG_CLEAR_VALUE, EV_INSTR,
+		0);
+	if (!r.error)
+		release(r.value);
+	c[0] = PMU(SBI_EXT_PMU_COUNTER_CFG_MATCH, 0, hw_mask, SBI_PMU_CFG_FLAG_CLEAR_VALUE,
+		   EV_INSTR, 0);
+	c[1] = PMU(SBI_EXT_PMU_COUNTER_STOP, r.error ? 3 : r.value, 1, SBI_PMU_STOP_FLAG_RESET, 0,
+		   0);
+	bench_seq("pmu_cfg_match_stop_reset", c, 2, N_CALLS);
+	/* the same on one given programmable counter */
+	c[0] = PMU(SBI_EXT_PMU_COUNTER_CFG_MATCH, 3, 1, SBI_PMU_CFG_FLAG_CLEAR_VALUE, EV_INSTR, 0);
+	c[1] = PMU(SBI_EXT_PMU_COUNTER_STOP, 3, 1, SBI_PMU_STOP_FLAG_RESET, 0, 0);
+	bench_seq("pmu_cfg_match_stop_reset_ctr3", c, 2, N_CALLS);
+
+	/* start + stop of a configured programmable counter */
+	cfg_on(3, EV_INSTR);
+	c[0] = PMU(SBI_EXT_PMU_COUNTER_START, 3, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, 0, 0);
+	c[1] = PMU(SBI_EXT_PMU_COUNTER_STOP, 3, 1, 0, 0, 0);
+	bench_seq("pmu_start_stop", c, 2, N_CALLS);
+
+	/* counter CSR reads: started counter (direct on pmuvisor) */
+	pmu(SBI_EXT_PMU_COUNTER_START, 3, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, 0, 0);
+	bench_csr("csr_read_hpmcounter_started", bench_csr_hpm3, N_CSR);
+	pmu(SBI_EXT_PMU_COUNTER_STOP, 3, 1, 0, 0, 0);
+	bench_csr("csr_read_hpmcounter_stopped", bench_csr_hpm3, N_CSR);
+	/* configured, never started since: pmuvisor traps and emulates the read */
+	release(3);
+	cfg_on(3, EV_INSTR);
+	bench_csr("csr_read_hpmcounter_configured", bench_csr_hpm3, N_CALLS);
+	release(3);
+	/* fixed counters, started */
+	if (!cfg_on(0, EV_CYCLES)) {
+		pmu(SBI_EXT_PMU_COUNTER_START, 0, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, 0, 0);
+		bench_csr("csr_read_cycle_started", bench_csr_cycle, N_CSR);
+		release(0);
+	}
+	if (!cfg_on(2, EV_INSTR)) {
+		pmu(SBI_EXT_PMU_COUNTER_START, 2, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, 0, 0);
+		bench_csr("csr_read_instret_started", bench_csr_instret, N_CSR);
+		release(2);
+	}
+	bench_csr("csr_read_time", bench_csr_time, N_CSR);
+
+	/* firmware counter read */
+	r = pmu(SBI_EXT_PMU_COUNTER_CFG_MATCH, 0, fw_mask, SBI_PMU_CFG_FLAG_CLEAR_VALUE,
+		EV_FW(SBI_PMU_FW_SET_TIMER), 0);
+	fw = r.error ? -1 : (long)r.value;
+	if (fw >= 0)
+		pmu(SBI_EXT_PMU_COUNTER_START, (unsigned long)fw, 1, 0, 0, 0);
+	c[0] = PMU(SBI_EXT_PMU_COUNTER_FW_READ, (unsigned long)fw, 0, 0, 0, 0);
+	bench_seq("pmu_fw_read", c, 1, N_CALLS);
+	if (fw >= 0)
+		release((unsigned long)fw);
+
+	/* snapshot area: set (pmuvisor zeroes the 4 KiB), then disable */
+	c[0] = PMU(SBI_EXT_PMU_SNAPSHOT_SET_SHMEM, (unsigned long)snapshot_page, 0, 0, 0, 0);
+	bench_seq("pmu_snapshot_set_shmem", c, 1, N_CALLS);
+	pmu(SBI_EXT_PMU_SNAPSHOT_SET_SHMEM, ~0UL, ~0UL, 0, 0, 0);
+
+	/* event_get_info: one entry (instructions), and four */
+	event_info[0].event_idx = EV_INSTR;
+	event_info[1].event_idx = EV_CYCLES;
+	event_info[2].event_idx = 0x10019; /* DTLB read miss */
+	event_info[3].event_idx = EV_FW(SBI_PMU_FW_SET_TIMER);
+	c[0] = PMU(SBI_EXT_PMU_EVENT_GET_INFO, (unsigned long)event_info, 0, 1, 0, 0);
+	bench_seq("pmu_event_get_info_1", c, 1, N_CALLS);
+	c[0] = PMU(SBI_EXT_PMU_EVENT_GET_INFO, (unsigned long)event_info, 0, 4, 0, 0);
+	bench_seq("pmu_event_get_info_4", c, 1, N_CALLS);
+}
+
+/* ------------------------------------------------------------ vCPU switch */
+
+/*
+ * Two vCPUs time-sliced on one physical hart (10 ms slices). vCPU 0 runs a
+ * 2-instruction loop N0 times between two tick edges (interval I); vCPU 1
+ * runs a 7-instruction loop that reads `time` on every iteration and, when
+ * it sees a gap longer than GAP_TICKS (it was descheduled), records the
+ * time and its iteration count so far. Then
+ *   I = I_alone + J + 2 P c
+ * where I_alone is the same interval measured while vCPU 1 is stopped (no
+ * switch at all), P the number of vCPU 1 run periods inside I (each costs
+ * two switches, 1 -> 0 -> 1 framing it), J the instructions vCPU 1 ran in
+ * them (7 per iteration plus 5 per period for the recording path, exact to
+ * one iteration) and c the cost of one switch as the guests see it: the
+ * timer interrupt, the scheduler, saving one vCPU and loading the other.
+ */
+#define N0	  100000000UL
+#define GAP_TICKS 10000UL
+#define MAX_REC	  512
+
+struct rec {
+	uint64_t t;    /* first time read after the gap */
+	uint64_t ncum; /* iterations before that read's iteration */
+};
+
+static struct {
+	volatile unsigned long nctr;
+	volatile unsigned long ready;
+	volatile unsigned long stop;
+	volatile unsigned long nrec;
+	volatile unsigned long cfg_err;
+	struct rec rec[MAX_REC + 1];
+} sw;
+
+void switch_spin(unsigned long n);
+asm(".text\n.globl switch_spin\n.align 2\nswitch_spin:\n"
+    "1:	addi a0, a0, -1\n"
+    "	bnez a0, 1b\n"
+    "	ret\n");
+
+/*
+ * a0 = &sw.stop, a1 = records, a2 = max records, a3 = gap ticks; returns the
+ * record count. A switch can fall between the last time read and the read
+ * of `stop`: the exit path reads the time once more to record that gap too.
+ */
+unsigned long switch_worker_loop(volatile unsigned long *stop, struct rec *rec, unsigned long max,
+				 unsigned long gap);
+asm(".text\n.globl switch_worker_loop\n.align 2\nswitch_worker_loop:\n"
+    "	li t5, 0\n" /* records */
+    "	li t6, 0\n" /* iterations */
+    "	rdtime t0\n"
+    "1:	rdtime t1\n"	   /* 1 */
+    "	sub t2, t1, t0\n"  /* 2 */
+    "	mv t0, t1\n"	   /* 3 */
+    "	bgeu t2, a3, 3f\n" /* 4 */
+    "2:	addi t6, t6, 1\n"  /* 5 */
+    "	ld t3, 0(a0)\n"	   /* 6 */
+    "	beqz t3, 1b\n"	   /* 7 */
+    "	rdtime t1\n"
+    "	sub t2, t1, t0\n"
+    "	bltu t2, a3, 4f\n"
+    "	bgeu t5, a2, 4f\n"
+    "	sd t1, 0(a1)\n"
+    "	sd t6, 8(a1)\n"
+    "	addi t5, t5, 1\n"
+    "4:	mv a0, t5\n"
+    "	ret\n"
+    "3:	bgeu t5, a2, 2b\n" /* +1 */
+    "	sd t1, 0(a1)\n"	   /* +2 */
+    "	sd t6, 8(a1)\n"	   /* +3 */
+    "	addi a1, a1, 16\n" /* +4 */
+    "	addi t5, t5, 1\n"  /* +5 */
+    "	j 2b\n");	   /* +6 */
+#define WORKER_ITER 7
+#define WORKER_REC  6
+
+/* counter i of the set of n live counters: 0 = cycles, 2 = instret, 3.. programmable */
+static unsigned long live_idx[32], live_ev[32], live_max;
+
+static void live_setup(void)
+{
+	static const unsigned long prog_ev[] = {EV_INSTR, 0x10019, 0x1001b, 0x10021};
+	unsigned long k = 0, j = 0;
+
+	/* the programmable ones first, so that 1 and 4 are programmable counters */
+	for (unsigned long i = 3; i < 32; i++)
+		if ((hw_mask >> i) & 1) {
+			live_idx[k] = i;
+			live_ev[k++] = prog_ev[j++ % 4];
+		}
+	if ((hw_mask >> 0) & 1) {
+		live_idx[k] = 0;
+		live_ev[k++] = EV_CYCLES;
+	}
+	if ((hw_mask >> 2) & 1) {
+		live_idx[k] = 2;
+		live_ev[k++] = EV_INSTR;
+	}
+	live_max = k;
+}
+
+static long live_start(unsigned long n)
+{
+	for (unsigned long i = 0; i < n; i++) {
+		long e = cfg_on(live_idx[i], live_ev[i]);
+
+		if (e)
+			return e;
+		e = pmu(SBI_EXT_PMU_COUNTER_START, live_idx[i], 1,
+			SBI_PMU_START_FLAG_SET_INIT_VALUE, 0, 0)
+			    .error;
+		if (e)
+			return e;
+	}
+	return 0;
+}
+
+static void live_stop(unsigned long n)
+{
+	for (unsigned long i = 0; i < n; i++)
+		release(live_idx[i]);
+}
+
+static void switch_worker(unsigned long hartid, unsigned long opaque)
+{
+	(void)hartid;
+	(void)opaque;
+	sw.cfg_err = (unsigned long)live_start(sw.nctr);
+	__atomic_store_n(&sw.ready, 1, __ATOMIC_SEQ_CST);
+	sw.nrec = switch_worker_loop(&sw.stop, sw.rec, MAX_REC, GAP_TICKS);
+	live_stop(sw.nctr);
+}
+
+static uint64_t __attribute__((noinline)) time_spin(uint64_t *s, uint64_t *e)
+{
+	*s = edge_begin();
+	switch_spin(N0);
+	return edge_end(*s, e);
+}
+
+static void bench_switch(void)
+{
+	unsigned long other = ~0UL, me = gt_hartid();
+	uint64_t alone, s, e, with;
+	unsigned long sets[4], nsets = 0;
+
+	for (unsigned long i = 0; i < gt_nr_harts(); i++)
+		if (gt_hart_id_at(i) != me) {
+			other = gt_hart_id_at(i);
+			break;
+		}
+	if (other == ~0UL) {
+		gt_printf("BENCH-SKIP switch: one hart only\n");
+		return;
+	}
+	live_setup();
+	sets[nsets++] = 0;
+	sets[nsets++] = 1;
+	if (live_max > 4)
+		sets[nsets++] = 4;
+	sets[nsets++] = live_max;
+
+	alone = time_spin(&s, &e);
+	gt_printf("BENCH-INFO switch alone=%lu n0=%lu\n", (unsigned long)alone, N0);
+	for (unsigned long k = 0; k < nsets; k++) {
+		unsigned long n = sets[k], i1 = ~0UL, i2 = 0, nrec, p;
+		long err;
+		int64_t j, over;
+		struct sbi_ret r;
+
+		sw.nctr = n;
+		sw.ready = 0;
+		sw.stop = 0;
+		sw.nrec = 0;
+		err = live_start(n);
+		r = gt_hart_start(other, switch_worker, 0);
+		if (r.error || err) {
+			gt_printf("BENCH-SKIP switch %lu: start %ld, counters %ld\n", n, r.error,
+				  err);
+			live_stop(n);
+			continue;
+		}
+		while (!__atomic_load_n(&sw.ready, __ATOMIC_SEQ_CST))
+			;
+		inexact = 0;
+		with = time_spin(&s, &e);
+		__atomic_store_n(&sw.stop, 1, __ATOMIC_SEQ_CST);
+		gt_wait_hart_state(other, SBI_HSM_STATE_STOPPED, 100 * gt_timebase());
+		live_stop(n);
+		nrec = sw.nrec;
+		for (unsigned long i = 0; i < nrec; i++)
+			if (sw.rec[i].t > s && sw.rec[i].t < e) {
+				if (i1 == ~0UL)
+					i1 = i;
+				i2 = i;
+			}
+		if (i1 == ~0UL || i2 + 1 >= nrec || sw.cfg_err) {
+			gt_printf("BENCH-SKIP switch %lu: records %lu, worker counters %ld\n", n,
+				  nrec, (long)sw.cfg_err);
+			continue;
+		}
+		p = i2 - i1 + 1;
+		j = (int64_t)(WORKER_ITER * (sw.rec[i2 + 1].ncum - sw.rec[i1].ncum) +
+			      WORKER_REC * p);
+		over = (int64_t)with - (int64_t)alone - j;
+		{
+			char name[32], extra[128];
+
+			gt_snprintf(name, sizeof(name), "switch_live_%lu", n);
+			gt_snprintf(extra, sizeof(extra), "switches=%lu interval=%lu worker=%ld%s",
+				    2 * p, (unsigned long)with, (long)j,
+				    inexact ? " inexact=1" : "");
+			print_figure(name, over, 2 * p, 0, extra);
+		}
+	}
+}
+
+void gt_main(unsigned long hartid, const void *fdt)
+{
+	struct sbi_ret r;
+
+	(void)hartid;
+	(void)fdt;
+	ipt = 1000000000UL / gt_timebase();
+	r = gt_sbi0(SBI_EXT_PMU, SBI_EXT_PMU_NUM_COUNTERS);
+	num_counters = r.error ? 0 : r.value;
+	for (unsigned long i = 0; i < num_counters && i < 64; i++) {
+		struct sbi_ret info = gt_sbi1(SBI_EXT_PMU, SBI_EXT_PMU_COUNTER_GET_INFO, i);
+
+		if (info.error)
+			continue;
+		if (info.value & SBI_PMU_CTR_INFO_FW)
+			fw_mask |= 1UL << i;
+		else if (i < 32)
+			hw_mask |= 1UL << i;
+	}
+	gt_printf("BENCH-INFO native=%d timebase=%lu insn_per_tick=%lu harts=%lu counters=%lu "
+		  "hw_mask=0x%lx fw_mask=0x%lx\n",
+		  gt_native() ? 1 : 0, (unsigned long)gt_timebase(), ipt, gt_nr_harts(),
+		  num_counters, hw_mask, fw_mask);
+	bench_sbi();
+	bench_switch();
+	gt_printf("BENCH-DONE\n");
+}
