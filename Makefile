@@ -15,7 +15,7 @@ RV_CFLAGS := $(RV_ARCH) -O2 -g -ffreestanding -fno-common -fno-pie -fno-stack-pr
 	     -isystem $(shell $(CC_RV) -print-file-name=include-fixed) -Wall -Wextra -Werror -MMD -MP
 RV_LIBS   := -L$(PICOLIBC)/lib/rv64imac/lp64 -lc $(shell $(CC_RV) -march=rv64imac -mabi=lp64 -print-libgcc-file-name)
 
-.PHONY: all deps hv run test unit guest-images bundles bench clean format lint
+.PHONY: all deps hv run test unit guest-images bundles bench fuzz soak clean format lint
 all: hv bundles
 
 deps:
@@ -87,6 +87,15 @@ test: deps
 bench: deps
 	@$(MAKE) --no-print-directory all
 	@$(PYTHON) tools/bench.py
+
+# Longer runs on demand, not part of make test
+fuzz: deps
+	@$(MAKE) --no-print-directory all unit
+	@$(PYTHON) tools/fuzz.py $(FUZZ_ARGS)
+
+soak: deps
+	@$(MAKE) --no-print-directory all
+	@$(PYTHON) tools/soak.py $(SOAK_ARGS)
 
 format:
 	clang-format -i $(shell git ls-files '*.c' '*.h')

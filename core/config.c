@@ -169,6 +169,13 @@ static int parse_guest(const void *fdt, int node, size_t bundle_size, struct vm_
 		strcpy(vc->bootargs, s);
 	}
 
+	p = fdt_getprop(fdt, node, "watchdog-ms", &len);
+	if (p) {
+		if (len != 4 || !fdt32_to_cpu(*p))
+			fail("guest %s: watchdog-ms must be one non-zero cell", name);
+		vc->watchdog_ms = fdt32_to_cpu(*p);
+	}
+
 	s = fdt_getprop(fdt, node, "lcofi-injection", &len);
 	if (s) {
 		if (len < 1 || s[len - 1] != '\0' || (strcmp(s, "auto") && strcmp(s, "software")))

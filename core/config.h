@@ -24,6 +24,7 @@ struct vm_config {
 	uint64_t initrd_off, initrd_size; /* size 0: none */
 	char bootargs[BOOTARGS_MAX];
 	bool lcofi_software; /* deliver LCOFI by emulating the trap, even with hvip */
+	uint32_t watchdog_ms; /* stop the guest after this long without an SBI call; 0: never */
 	struct vpmu_policy pmu; /* the guest's PMU policy: its "pmu" subnode */
 	bool has_affinity;
 	uint32_t affinity[VCPU_MAX]; /* physical hart id per vCPU */

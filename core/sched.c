@@ -139,6 +139,14 @@ static void sched_poll(struct hart *h, unsigned long now)
 
 		if (state == VCPU_DEAD)
 			continue;
+		if (vm->watchdog_ticks && vm->state == VM_RUNNING &&
+		    now - vm->last_sbi > vm->watchdog_ticks) {
+			char why[80];
+
+			hv_snprintf(why, sizeof(why), "vcpu %u stopped: watchdog: no SBI call for %lu ms",
+				    v->id, (unsigned long)vm->cfg->watchdog_ms);
+			vm_request_stop(vm, VM_STOP_FAILED, why);
+		}
 		if (__atomic_load_n(&vm->state, __ATOMIC_ACQUIRE) == VM_STOPPING) {
 			if (h->loaded == v)
 				sched_unload(h);
@@ -206,6 +214,9 @@ static void sched_arm_timer(struct hart *h)
 				next = d;
 			if (vcpu_arch_wants_recheck(v) && timer_now() + RECHECK_TICKS < next)
 				next = timer_now() + RECHECK_TICKS;
+			/* a guest spinning with interrupts off must not keep the hart */
+			if (v->vm->watchdog_ticks && v->vm->last_sbi + v->vm->watchdog_ticks + 1 < next)
+				next = v->vm->last_sbi + v->vm->watchdog_ticks + 1;
 			continue;
 		}
 		if (v->state == VCPU_RUNNABLE)

@@ -5,6 +5,8 @@
 #include "console.h"
 #include "guest_fdt.h"
 #include "hart.h"
+#include "hostdt.h"
+#include "timer.h"
 #include "mm.h"
 #include "vcpu.h"
 #include "vm.h"
@@ -106,6 +108,8 @@ int vm_boot(struct vm *vm)
 	}
 
 	vm->live_vcpus = (int)vm->nr_vcpus;
+	vm->watchdog_ticks = (uint64_t)cfg->watchdog_ms * host.timebase / 1000;
+	vm->last_sbi = timer_now();
 	vm->state = VM_RUNNING;
 	for (unsigned int i = 1; i < vm->nr_vcpus; i++)
 		vm->vcpus[i]->state = VCPU_STOPPED;

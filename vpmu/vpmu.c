@@ -18,6 +18,11 @@
 #define EV_CYCLES	EVENT_IDX(SBI_PMU_EVENT_TYPE_HW, SBI_PMU_HW_CPU_CYCLES)
 #define EV_INSTRET	EVENT_IDX(SBI_PMU_EVENT_TYPE_HW, SBI_PMU_HW_INSTRUCTIONS)
 
+/* Visit the set bits of a counter mask only (masks are sparse, 64 bits wide) */
+#define for_each_bit(i, m)                                                                         \
+	for (unsigned long __m = (m); __m && ((i) = (unsigned int)__builtin_ctzl(__m), 1);        \
+	     __m &= __m - 1)
+
 #define CTR_TIME    1
 #define CTR_INSTRET 2
 #define FIRST_PROG  3
@@ -178,12 +183,9 @@ static long check_set(const struct vpmu *v, unsigned long base, unsigned long ma
 
 	if (!mask || base >= n)
 		return SBI_ERR_INVALID_PARAM;
-	for (i = 0; i < 64; i++) {
-		if (!((mask >> i) & 1))
-			continue;
+	for_each_bit(i, mask)
 		if (i >= n - base || !is_visible(v, base + i))
 			return SBI_ERR_INVALID_PARAM;
-	}
 	return SBI_SUCCESS;
 }
 
@@ -855,17 +857,14 @@ struct sbi_ret vpmu_counter_start(struct vpmu *v, unsigned long base, unsigned l
 		return ret_err(SBI_ERR_INVALID_PARAM);
 	if (check_set(v, base, mask))
 		return ret_err(SBI_ERR_INVALID_PARAM);
-	for (i = 0; i < 64; i++)
-		if (((mask >> i) & 1) && v->ctr[base + i].state == VPMU_CTR_UNCONFIGURED)
+	for_each_bit(i, mask)
+		if (v->ctr[base + i].state == VPMU_CTR_UNCONFIGURED)
 			return ret_err(SBI_ERR_INVALID_PARAM);
 	if (flags & SBI_PMU_START_FLAG_INIT_SNAPSHOT) {
-		unsigned int top = 0;
+		unsigned int top = 63 - (unsigned int)__builtin_clzl(mask);
 
 		if (!v->shmem_set)
 			return ret_err(SBI_ERR_NO_SHMEM);
-		for (i = 0; i < 64; i++)
-			if ((mask >> i) & 1)
-				top = i;
 		if (vpmu_host_read_guest(v, v->shmem_gpa + SBI_PMU_SNAPSHOT_VALUES_OFFSET, snap,
 					 (top + 1) * sizeof(uint64_t)))
 			return ret_err(SBI_ERR_FAILED);
@@ -873,9 +872,7 @@ struct sbi_ret vpmu_counter_start(struct vpmu *v, unsigned long base, unsigned l
 	a.set_value =
 		flags & (SBI_PMU_START_FLAG_SET_INIT_VALUE | SBI_PMU_START_FLAG_INIT_SNAPSHOT);
 
-	for (i = 0; i < 64; i++) {
-		if (!((mask >> i) & 1))
-			continue;
+	for_each_bit(i, mask) {
 		if (flags & SBI_PMU_START_FLAG_INIT_SNAPSHOT)
 			a.value = snap[i];
 		if (ctr_transition(v, (unsigned int)(base + i), OP_START, &a) ==
@@ -902,13 +899,11 @@ struct sbi_ret vpmu_counter_stop(struct vpmu *v, unsigned long base, unsigned lo
 		return ret_err(SBI_ERR_NO_SHMEM);
 	vpmu_overflow_check(v); /* the bitmap must include what just overflowed */
 
-	for (i = 0; i < 64; i++) {
+	for_each_bit(i, mask) {
 		unsigned int idx = (unsigned int)(base + i);
 		struct vpmu_ctr *c;
 		uint8_t prev;
 
-		if (!((mask >> i) & 1))
-			continue;
 		c = &v->ctr[idx];
 		prev = c->state;
 		if (prev != VPMU_CTR_STARTED)

@@ -52,6 +52,7 @@ static void handle_ecall(struct vcpu *v)
 	struct sbi_ret r;
 
 	c->sepc += 4;
+	v->vm->last_sbi = timer_now(); /* the watchdog's heartbeat */
 	/* firmware events other harts posted must show in this call's reads */
 	vcpu_fold_pending(v);
 	r = sbi_dispatch(v, c->regs[17], c->regs[16], &c->regs[10]);

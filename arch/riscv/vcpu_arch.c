@@ -255,7 +255,7 @@ void vcpu_arch_run(struct vcpu *v)
 	}
 	if (pending)
 		csr_set(CSR_HVIP, pending);
-	csr_write(CSR_HCOUNTEREN, HCOUNTEREN_TM | vpmu_hcounteren(&v->vpmu));
+	/* hcounteren: vpmu keeps its bits current at load, put and every PMU call */
 	ctx_enter_guest(&v->arch.ctx);
 }
 
