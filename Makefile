@@ -60,10 +60,13 @@ hv: $(BUILD)/pmuvisor.bin
 # ---- configurations and bundles (dts/*.dts, dts/tests/*.dts) ----
 CONFIGS := $(wildcard dts/*.dts dts/tests/*.dts)
 BUNDLES := $(patsubst dts/%.dts,$(BUILD)/bundles/%.bundle,$(CONFIGS))
-$(BUILD)/bundles/%.bundle: dts/%.dts tools/mkbundle.py guest-images FORCE
+# Images are built first (order only); mkbundle writes a .d file naming the
+# blobs each bundle holds, so a bundle is rebuilt only when one of them changes.
+$(BUILD)/bundles/%.bundle: dts/%.dts tools/mkbundle.py | guest-images
 	@mkdir -p $(dir $@)
-	$(PYTHON) tools/mkbundle.py $< $@
+	@$(PYTHON) tools/mkbundle.py $< $@
 bundles: $(BUNDLES)
+-include $(BUNDLES:.bundle=.d)
 FORCE:
 
 # ---- fragments owned by each area ----

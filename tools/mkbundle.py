@@ -152,6 +152,10 @@ def build(dts, out):
                 f.write(data)
             f.write(b"\0" * (align(f.tell()) - f.tell()))
         os.replace(tmp_out, out)
+    # make's view: the bundle depends on the configuration and every blob
+    with open(os.path.splitext(out)[0] + ".d", "w") as f:
+        deps = " ".join([dts] + [os.path.relpath(p, REPO) for p, _ in blobs])
+        f.write(f"{out}: {deps}\n")
     return guests, blobs, offsets
 
 
