@@ -33,8 +33,8 @@ static int get_pair(const void *fdt, int node, const char *prop, uint64_t *a, ui
 	return 0;
 }
 
-static int get_blob(const void *fdt, int node, const char *prop, size_t bundle_size,
-		    uint64_t *off, uint64_t *size)
+static int get_blob(const void *fdt, int node, const char *prop, size_t bundle_size, uint64_t *off,
+		    uint64_t *size)
 {
 	int r = get_pair(fdt, node, prop, off, size);
 
@@ -213,7 +213,8 @@ int config_parse(const void *bundle, size_t bundle_size, struct hv_config *out, 
 	if (guests < 0)
 		fail("configuration: no /guests node");
 
-	fdt_for_each_subnode(node, fdt, guests) {
+	fdt_for_each_subnode(node, fdt, guests)
+	{
 		if (out->nr_vms == CONFIG_VM_MAX)
 			fail("configuration: more than %d guests", CONFIG_VM_MAX);
 		if (parse_guest(fdt, node, bundle_size, &out->vms[out->nr_vms], err, errlen))

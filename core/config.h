@@ -8,12 +8,12 @@
 #include <stdint.h>
 #include "vpmu.h"
 
-#define VM_NAME_MAX  32
-#define VCPU_MAX     8
+#define VM_NAME_MAX   32
+#define VCPU_MAX      8
 #define CONFIG_VM_MAX 8
-#define BOOTARGS_MAX 512
+#define BOOTARGS_MAX  512
 /* Sv39x4 reaches 2^41 bytes of guest-physical space */
-#define GPA_LIMIT    (1ULL << 41)
+#define GPA_LIMIT (1ULL << 41)
 
 struct vm_config {
 	char name[VM_NAME_MAX];
@@ -23,8 +23,8 @@ struct vm_config {
 	uint64_t image_off, image_size;	  /* in the bundle */
 	uint64_t initrd_off, initrd_size; /* size 0: none */
 	char bootargs[BOOTARGS_MAX];
-	bool lcofi_software; /* deliver LCOFI by emulating the trap, even with hvip */
-	uint32_t watchdog_ms; /* stop the guest after this long without an SBI call; 0: never */
+	bool lcofi_software;	/* deliver LCOFI by emulating the trap, even with hvip */
+	uint32_t watchdog_ms;	/* stop the guest after this long without an SBI call; 0: never */
 	struct vpmu_policy pmu; /* the guest's PMU policy: its "pmu" subnode */
 	bool has_affinity;
 	uint32_t affinity[VCPU_MAX]; /* physical hart id per vCPU */

@@ -14,10 +14,9 @@
 
 /* Unprivileged extensions pass through; privileged ones need our support. */
 static const char *const passthrough_exts[] = {
-	"i",	   "m",	    "a",	   "f",	     "d",	  "c",	      "zicsr",
-	"zifencei", "zicntr", "zihpm",	   "zihintpause", "zihintntl", "zba",	  "zbb",
-	"zbc",	   "zbs",   "zfa",	   "zfh",	  "zfhmin",	 "zicond", "zca",
-	"zcb",	   "zcd",   "zkt",	   "zbkb",	  "zbkc",	 "zbkx",
+	"i",	  "m",		 "a",	      "f",   "d",   "c",   "zicsr", "zifencei", "zicntr",
+	"zihpm",  "zihintpause", "zihintntl", "zba", "zbb", "zbc", "zbs",   "zfa",	"zfh",
+	"zfhmin", "zicond",	 "zca",	      "zcb", "zcd", "zkt", "zbkb",  "zbkc",	"zbkx",
 };
 
 static const void *host_fdt;
@@ -74,7 +73,8 @@ static int build_cpu(void *fdt, unsigned int id, const char *isa, const char *co
 	CHECK(fdt_property_string(fdt, "riscv,isa", isa));
 	CHECK(fdt_property_string(fdt, "riscv,isa-base", "rv64i"));
 	CHECK(fdt_property(fdt, "riscv,isa-extensions", list, (int)len));
-	CHECK(fdt_property_string(fdt, "mmu-type", host.mmu_type[0] ? host.mmu_type : "riscv,sv39"));
+	CHECK(fdt_property_string(fdt, "mmu-type",
+				  host.mmu_type[0] ? host.mmu_type : "riscv,sv39"));
 	CHECK(fdt_begin_node(fdt, "interrupt-controller"));
 	CHECK(fdt_property_u32(fdt, "#interrupt-cells", 1));
 	CHECK(fdt_property(fdt, "interrupt-controller", NULL, 0));

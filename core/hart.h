@@ -23,7 +23,7 @@ struct hart {
 	unsigned long slice_end;
 	uint64_t timer_armed; /* what the hart's timer holds, to skip rewrites */
 	bool resched;
-	bool settled; /* reached its first idle or guest entry (boot barrier) */
+	bool settled;	      /* reached its first idle or guest entry (boot barrier) */
 	struct vpmu_hart pmu; /* whose configuration each physical counter holds */
 };
 

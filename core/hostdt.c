@@ -8,14 +8,10 @@
 struct host_info host;
 
 static const char *const ext_names[HOST_EXT_MAX] = {
-	[HOST_EXT_H] = "h",
-	[HOST_EXT_SSCOFPMF] = "sscofpmf",
-	[HOST_EXT_SSAIA] = "ssaia",
-	[HOST_EXT_SMCNTRPMF] = "smcntrpmf",
-	[HOST_EXT_SSTC] = "sstc",
-	[HOST_EXT_SVPBMT] = "svpbmt",
-	[HOST_EXT_ZICBOM] = "zicbom",
-	[HOST_EXT_ZICBOZ] = "zicboz",
+	[HOST_EXT_H] = "h",	      [HOST_EXT_SSCOFPMF] = "sscofpmf",
+	[HOST_EXT_SSAIA] = "ssaia",   [HOST_EXT_SMCNTRPMF] = "smcntrpmf",
+	[HOST_EXT_SSTC] = "sstc",     [HOST_EXT_SVPBMT] = "svpbmt",
+	[HOST_EXT_ZICBOM] = "zicbom", [HOST_EXT_ZICBOZ] = "zicboz",
 };
 
 const char *host_ext_name(enum host_ext e)
@@ -80,7 +76,8 @@ static int parse_cpus(const void *fdt, struct host_info *h, char *err, unsigned 
 		return hv_snprintf(err, errlen, "host DT: no timebase-frequency"), -1;
 	h->timebase = fdt32_to_cpu(*p);
 
-	fdt_for_each_subnode(node, fdt, cpus) {
+	fdt_for_each_subnode(node, fdt, cpus)
+	{
 		const char *type = fdt_getprop(fdt, node, "device_type", NULL);
 		const char *status = fdt_getprop(fdt, node, "status", NULL);
 
@@ -129,7 +126,8 @@ static int parse_memory(const void *fdt, struct host_info *h, char *err, unsigne
 	if (node >= 0) {
 		int child, rac = fdt_address_cells(fdt, node), rsc = fdt_size_cells(fdt, node);
 
-		fdt_for_each_subnode(child, fdt, node) {
+		fdt_for_each_subnode(child, fdt, node)
+		{
 			p = fdt_getprop(fdt, child, "reg", &len);
 			if (!p || len < (rac + rsc) * 4 || h->nr_resv == HOST_RESV_MAX)
 				continue;
@@ -143,7 +141,7 @@ static int parse_memory(const void *fdt, struct host_info *h, char *err, unsigne
 
 static void parse_uart(const void *fdt, struct host_info *h)
 {
-	static const char *const compat[] = { "ns16550a", "ns16550" };
+	static const char *const compat[] = {"ns16550a", "ns16550"};
 	int node = -1, len;
 	const fdt32_t *p;
 
@@ -154,7 +152,8 @@ static void parse_uart(const void *fdt, struct host_info *h)
 	p = fdt_getprop(fdt, node, "reg", &len);
 	if (!p)
 		return;
-	h->uart_base = (uintptr_t)read_cells(p, fdt_address_cells(fdt, fdt_parent_offset(fdt, node)));
+	h->uart_base =
+		(uintptr_t)read_cells(p, fdt_address_cells(fdt, fdt_parent_offset(fdt, node)));
 	p = fdt_getprop(fdt, node, "reg-shift", &len);
 	h->uart_shift = p ? fdt32_to_cpu(*p) : 0;
 }

@@ -36,8 +36,8 @@ struct host_info {
 	unsigned int uart_shift;
 	uint64_t initrd_start, initrd_end;
 	bool ext[HOST_EXT_MAX];
-	char isa_base[16];  /* e.g. "rv64imafdch" letters */
-	char mmu_type[16];  /* e.g. "riscv,sv57" */
+	char isa_base[16]; /* e.g. "rv64imafdch" letters */
+	char mmu_type[16]; /* e.g. "riscv,sv57" */
 };
 
 extern struct host_info host;

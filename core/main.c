@@ -65,8 +65,8 @@ static void banner(void)
 	for (unsigned int i = 0; i < host.nr_harts; i++)
 		hv_printf("%s%lu", i ? " " : "", host.hartids[i]);
 	hv_printf("), memory 0x%lx+%lu MiB, timebase %u Hz, uart 0x%lx\n",
-		  (unsigned long)host.mem.base, (unsigned long)(host.mem.size >> 20),
-		  host.timebase, (unsigned long)host.uart_base);
+		  (unsigned long)host.mem.base, (unsigned long)(host.mem.size >> 20), host.timebase,
+		  (unsigned long)host.uart_base);
 	hv_printf("pmuvisor: host extensions:");
 	for (int e = 0; e < HOST_EXT_MAX; e++)
 		hv_printf(" %s%s", host.ext[e] ? "+" : "-", host_ext_name((enum host_ext)e));
@@ -135,8 +135,8 @@ static void create_guests(void)
 		if (vm_create(vc, i))
 			hv_panic("cannot create guest %s", vc->name);
 		for (unsigned int c = 0; c < vc->nr_vcpus; c++) {
-			struct hart *h = vc->has_affinity ? hart_by_id(vc->affinity[c]) :
-							    &harts[rr++ % nr_harts];
+			struct hart *h = vc->has_affinity ? hart_by_id(vc->affinity[c])
+							  : &harts[rr++ % nr_harts];
 
 			vms[i]->vcpus[c]->pinned = vc->has_affinity;
 			sched_add(h, vms[i]->vcpus[c]);
@@ -177,8 +177,8 @@ void hv_main(unsigned long hartid, const void *fdt)
 	if (hostdt_parse(fdt, &host, err, sizeof(err))) {
 		/* no console of our own yet: the firmware's will do */
 		for (const char *p = err; *p; p++)
-			sbi_ecall(SBI_EXT_DBCN, SBI_EXT_DBCN_CONSOLE_WRITE_BYTE, (unsigned char)*p, 0,
-				  0, 0, 0, 0);
+			sbi_ecall(SBI_EXT_DBCN, SBI_EXT_DBCN_CONSOLE_WRITE_BYTE, (unsigned char)*p,
+				  0, 0, 0, 0, 0);
 		hv_poweroff(true);
 	}
 	console_init(host.uart_base, host.uart_shift);
@@ -194,8 +194,8 @@ void hv_main(unsigned long hartid, const void *fdt)
 		harts[i].index = i;
 		harts[i].hartid = host.hartids[i];
 		harts[i].timer_armed = UINT64_MAX - 1;
-		harts[i].stack_top = (uintptr_t)mm_zalloc_pages(HART_STACK_SIZE, 4096) +
-				     HART_STACK_SIZE;
+		harts[i].stack_top =
+			(uintptr_t)mm_zalloc_pages(HART_STACK_SIZE, 4096) + HART_STACK_SIZE;
 		if (harts[i].hartid == hartid)
 			boot = &harts[i];
 	}

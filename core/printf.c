@@ -40,7 +40,7 @@ static void put_num(struct out *o, unsigned long long v, unsigned int base, bool
 
 int hv_vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 {
-	struct out o = { buf, size, 0 };
+	struct out o = {buf, size, 0};
 
 	for (; *fmt; fmt++) {
 		int width = 0, lng = 0;

@@ -8,8 +8,11 @@ extern const struct sbi_ext sbi_ext_base, sbi_ext_time, sbi_ext_ipi, sbi_ext_rfe
 	sbi_ext_srst, sbi_ext_dbcn, sbi_ext_legacy, sbi_ext_legacy_shutdown, sbi_ext_pmu;
 
 static const struct sbi_ext *const sbi_exts[] = {
-	&sbi_ext_legacy, &sbi_ext_legacy_shutdown, &sbi_ext_base, &sbi_ext_time, &sbi_ext_ipi, &sbi_ext_rfence,
-	&sbi_ext_hsm,	 &sbi_ext_srst, &sbi_ext_dbcn, &sbi_ext_pmu,
+	&sbi_ext_legacy, &sbi_ext_legacy_shutdown,
+	&sbi_ext_base,	 &sbi_ext_time,
+	&sbi_ext_ipi,	 &sbi_ext_rfence,
+	&sbi_ext_hsm,	 &sbi_ext_srst,
+	&sbi_ext_dbcn,	 &sbi_ext_pmu,
 };
 
 const struct sbi_ext *sbi_find_ext(unsigned long eid)
@@ -26,6 +29,6 @@ struct sbi_ret sbi_dispatch(struct vcpu *vcpu, unsigned long eid, unsigned long 
 	const struct sbi_ext *ext = sbi_find_ext(eid);
 
 	if (!ext)
-		return (struct sbi_ret){ SBI_ERR_NOT_SUPPORTED, 0 };
+		return (struct sbi_ret){SBI_ERR_NOT_SUPPORTED, 0};
 	return ext->handler(vcpu, eid, fid, args);
 }

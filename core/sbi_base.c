@@ -15,26 +15,26 @@ static struct sbi_ret base_handler(struct vcpu *vcpu, unsigned long eid, unsigne
 	(void)eid;
 	switch (fid) {
 	case SBI_EXT_BASE_GET_SPEC_VERSION:
-		return (struct sbi_ret){ 0, SBI_SPEC_VERSION(3, 0) };
+		return (struct sbi_ret){0, SBI_SPEC_VERSION(3, 0)};
 	case SBI_EXT_BASE_GET_IMP_ID:
-		return (struct sbi_ret){ 0, PMUVISOR_SBI_IMPL_ID };
+		return (struct sbi_ret){0, PMUVISOR_SBI_IMPL_ID};
 	case SBI_EXT_BASE_GET_IMP_VERSION:
-		return (struct sbi_ret){ 0, PMUVISOR_SBI_IMPL_VERSION };
+		return (struct sbi_ret){0, PMUVISOR_SBI_IMPL_VERSION};
 	case SBI_EXT_BASE_PROBE_EXT:
 		ext = sbi_find_ext(args[0]);
 		if (!ext)
-			return (struct sbi_ret){ 0, 0 };
-		return (struct sbi_ret){ 0, ext->probe ? (unsigned long)ext->probe(vcpu) : 1 };
+			return (struct sbi_ret){0, 0};
+		return (struct sbi_ret){0, ext->probe ? (unsigned long)ext->probe(vcpu) : 1};
 	case SBI_EXT_BASE_GET_MVENDORID:
 	case SBI_EXT_BASE_GET_MARCHID:
 	case SBI_EXT_BASE_GET_MIMPID: {
 		/* the guest runs on the real harts: report their identity */
 		struct sbi_ret r = sbi_ecall(SBI_EXT_BASE, fid, 0, 0, 0, 0, 0, 0);
 
-		return r.error ? (struct sbi_ret){ 0, 0 } : r;
+		return r.error ? (struct sbi_ret){0, 0} : r;
 	}
 	default:
-		return (struct sbi_ret){ SBI_ERR_NOT_SUPPORTED, 0 };
+		return (struct sbi_ret){SBI_ERR_NOT_SUPPORTED, 0};
 	}
 }
 

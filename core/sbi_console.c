@@ -15,27 +15,27 @@ static struct sbi_ret dbcn_handler(struct vcpu *vcpu, unsigned long eid, unsigne
 	(void)eid;
 	if (fid == SBI_EXT_DBCN_CONSOLE_WRITE_BYTE) {
 		console_guest_putc(vm, (char)args[0]);
-		return (struct sbi_ret){ 0, 0 };
+		return (struct sbi_ret){0, 0};
 	}
 	if (fid != SBI_EXT_DBCN_CONSOLE_WRITE && fid != SBI_EXT_DBCN_CONSOLE_READ)
-		return (struct sbi_ret){ SBI_ERR_NOT_SUPPORTED, 0 };
+		return (struct sbi_ret){SBI_ERR_NOT_SUPPORTED, 0};
 	/* RV64: the address is base_lo; a non-zero base_hi is beyond any RAM */
 	p = args[2] ? NULL : vm_gpa_to_hva(vm, args[1], n ? n : 1);
 	if (!p)
-		return (struct sbi_ret){ SBI_ERR_INVALID_PARAM, 0 };
+		return (struct sbi_ret){SBI_ERR_INVALID_PARAM, 0};
 	if (fid == SBI_EXT_DBCN_CONSOLE_WRITE) {
 		for (unsigned long i = 0; i < n; i++)
 			console_guest_putc(vm, p[i]);
-		return (struct sbi_ret){ 0, n };
+		return (struct sbi_ret){0, n};
 	}
 	for (unsigned long i = 0; i < n; i++) {
 		int c = console_getc();
 
 		if (c < 0)
-			return (struct sbi_ret){ 0, i };
+			return (struct sbi_ret){0, i};
 		p[i] = (char)c;
 	}
-	return (struct sbi_ret){ 0, n };
+	return (struct sbi_ret){0, n};
 }
 
 const struct sbi_ext sbi_ext_dbcn = {
@@ -73,10 +73,10 @@ static struct sbi_ret legacy_handler(struct vcpu *vcpu, unsigned long eid, unsig
 		break;
 	case SBI_EXT_0_1_SHUTDOWN:
 		vm_request_stop(vcpu->vm, VM_STOP_OK, "shutdown (legacy)");
-		return (struct sbi_ret){ SBI_RET_NO_REPLY, 0 };
+		return (struct sbi_ret){SBI_RET_NO_REPLY, 0};
 	}
 	vcpu_ctx(vcpu)->regs[10] = (unsigned long)ret;
-	return (struct sbi_ret){ SBI_RET_NO_REPLY, 0 };
+	return (struct sbi_ret){SBI_RET_NO_REPLY, 0};
 }
 
 const struct sbi_ext sbi_ext_legacy = {

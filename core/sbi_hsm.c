@@ -18,17 +18,17 @@ static struct sbi_ret hart_start(struct vcpu *vcpu, unsigned long id, unsigned l
 	int expected = VCPU_STOPPED;
 
 	if (id >= vm->nr_vcpus)
-		return (struct sbi_ret){ SBI_ERR_INVALID_PARAM, 0 };
+		return (struct sbi_ret){SBI_ERR_INVALID_PARAM, 0};
 	if (!executable_gpa(vm, pc))
-		return (struct sbi_ret){ SBI_ERR_INVALID_ADDRESS, 0 };
+		return (struct sbi_ret){SBI_ERR_INVALID_ADDRESS, 0};
 	t = vm->vcpus[id];
 	t->start_pc = pc;
 	t->start_arg = opaque;
 	if (!__atomic_compare_exchange_n(&t->state, &expected, VCPU_START_PENDING, false,
 					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-		return (struct sbi_ret){ SBI_ERR_ALREADY_AVAILABLE, 0 };
+		return (struct sbi_ret){SBI_ERR_ALREADY_AVAILABLE, 0};
 	vcpu_kick(t);
-	return (struct sbi_ret){ 0, 0 };
+	return (struct sbi_ret){0, 0};
 }
 
 static long hsm_state(const struct vcpu *v)
@@ -51,10 +51,10 @@ static struct sbi_ret hart_suspend(struct vcpu *vcpu, unsigned long type, unsign
 				   unsigned long opaque)
 {
 	if (type != SBI_HSM_SUSPEND_RET_DEFAULT && type != SBI_HSM_SUSPEND_NON_RET_DEFAULT)
-		return (struct sbi_ret){ SBI_ERR_INVALID_PARAM, 0 };
+		return (struct sbi_ret){SBI_ERR_INVALID_PARAM, 0};
 	if (type == SBI_HSM_SUSPEND_NON_RET_DEFAULT) {
 		if (!executable_gpa(vcpu->vm, resume))
-			return (struct sbi_ret){ SBI_ERR_INVALID_ADDRESS, 0 };
+			return (struct sbi_ret){SBI_ERR_INVALID_ADDRESS, 0};
 		vcpu->resume_pc = resume;
 		vcpu->start_arg = opaque;
 		vcpu->state = VCPU_SUSPENDED_NR;
@@ -62,7 +62,7 @@ static struct sbi_ret hart_suspend(struct vcpu *vcpu, unsigned long type, unsign
 		vcpu->state = VCPU_SUSPENDED;
 	}
 	this_hart()->resched = true;
-	return (struct sbi_ret){ 0, 0 };
+	return (struct sbi_ret){0, 0};
 }
 
 static struct sbi_ret hsm_handler(struct vcpu *vcpu, unsigned long eid, unsigned long fid,
@@ -75,15 +75,15 @@ static struct sbi_ret hsm_handler(struct vcpu *vcpu, unsigned long eid, unsigned
 	case SBI_EXT_HSM_HART_STOP:
 		vcpu->state = VCPU_STOPPED;
 		this_hart()->resched = true;
-		return (struct sbi_ret){ SBI_RET_NO_REPLY, 0 };
+		return (struct sbi_ret){SBI_RET_NO_REPLY, 0};
 	case SBI_EXT_HSM_HART_GET_STATUS:
 		if (args[0] >= vcpu->vm->nr_vcpus)
-			return (struct sbi_ret){ SBI_ERR_INVALID_PARAM, 0 };
-		return (struct sbi_ret){ 0, (unsigned long)hsm_state(vcpu->vm->vcpus[args[0]]) };
+			return (struct sbi_ret){SBI_ERR_INVALID_PARAM, 0};
+		return (struct sbi_ret){0, (unsigned long)hsm_state(vcpu->vm->vcpus[args[0]])};
 	case SBI_EXT_HSM_HART_SUSPEND:
 		return hart_suspend(vcpu, args[0], args[1], args[2]);
 	default:
-		return (struct sbi_ret){ SBI_ERR_NOT_SUPPORTED, 0 };
+		return (struct sbi_ret){SBI_ERR_NOT_SUPPORTED, 0};
 	}
 }
 

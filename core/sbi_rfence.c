@@ -19,14 +19,14 @@ struct rfence_kind {
 };
 
 static const struct rfence_kind kinds[] = {
-	[SBI_EXT_RFENCE_REMOTE_FENCE_I] = { SBI_EXT_RFENCE_REMOTE_FENCE_I, SBI_PMU_FW_FENCE_I_SENT,
-					    SBI_PMU_FW_FENCE_I_RCVD },
-	[SBI_EXT_RFENCE_REMOTE_SFENCE_VMA] = { SBI_EXT_RFENCE_REMOTE_HFENCE_VVMA,
-					       SBI_PMU_FW_SFENCE_VMA_SENT,
-					       SBI_PMU_FW_SFENCE_VMA_RCVD },
-	[SBI_EXT_RFENCE_REMOTE_SFENCE_VMA_ASID] = { SBI_EXT_RFENCE_REMOTE_HFENCE_VVMA_ASID,
-						    SBI_PMU_FW_SFENCE_VMA_ASID_SENT,
-						    SBI_PMU_FW_SFENCE_VMA_ASID_RCVD },
+	[SBI_EXT_RFENCE_REMOTE_FENCE_I] = {SBI_EXT_RFENCE_REMOTE_FENCE_I, SBI_PMU_FW_FENCE_I_SENT,
+					   SBI_PMU_FW_FENCE_I_RCVD},
+	[SBI_EXT_RFENCE_REMOTE_SFENCE_VMA] = {SBI_EXT_RFENCE_REMOTE_HFENCE_VVMA,
+					      SBI_PMU_FW_SFENCE_VMA_SENT,
+					      SBI_PMU_FW_SFENCE_VMA_RCVD},
+	[SBI_EXT_RFENCE_REMOTE_SFENCE_VMA_ASID] = {SBI_EXT_RFENCE_REMOTE_HFENCE_VVMA_ASID,
+						   SBI_PMU_FW_SFENCE_VMA_ASID_SENT,
+						   SBI_PMU_FW_SFENCE_VMA_ASID_RCVD},
 };
 
 static struct sbi_ret rfence_handler(struct vcpu *vcpu, unsigned long eid, unsigned long fid,
@@ -39,11 +39,11 @@ static struct sbi_ret rfence_handler(struct vcpu *vcpu, unsigned long eid, unsig
 
 	(void)eid;
 	if (fid >= sizeof(kinds) / sizeof(kinds[0]))
-		return (struct sbi_ret){ SBI_ERR_NOT_SUPPORTED, 0 };
+		return (struct sbi_ret){SBI_ERR_NOT_SUPPORTED, 0};
 	k = &kinds[fid];
 	err = sbi_hartmask_resolve(vm, args[0], args[1], &targets);
 	if (err)
-		return (struct sbi_ret){ err, 0 };
+		return (struct sbi_ret){err, 0};
 
 	for (unsigned int i = 0; i < vm->nr_vcpus; i++) {
 		if (!(targets & (1UL << i)))
@@ -53,13 +53,13 @@ static struct sbi_ret rfence_handler(struct vcpu *vcpu, unsigned long eid, unsig
 		vcpu_fw_event(vm->vcpus[i], k->fw_rcvd);
 	}
 	if (!hmask)
-		return (struct sbi_ret){ 0, 0 };
+		return (struct sbi_ret){0, 0};
 	if (fid == SBI_EXT_RFENCE_REMOTE_FENCE_I)
 		sbi_ecall(SBI_EXT_RFENCE, k->host_fid, hmask, 0, 0, 0, 0, 0);
 	else
 		/* start, size[, asid] pass through: they name guest virtual addresses */
 		sbi_ecall(SBI_EXT_RFENCE, k->host_fid, hmask, 0, args[2], args[3], args[4], 0);
-	return (struct sbi_ret){ 0, 0 };
+	return (struct sbi_ret){0, 0};
 }
 
 const struct sbi_ext sbi_ext_rfence = {

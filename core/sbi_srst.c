@@ -11,25 +11,26 @@ static struct sbi_ret srst_handler(struct vcpu *vcpu, unsigned long eid, unsigne
 
 	(void)eid;
 	if (fid != SBI_EXT_SRST_RESET)
-		return (struct sbi_ret){ SBI_ERR_NOT_SUPPORTED, 0 };
+		return (struct sbi_ret){SBI_ERR_NOT_SUPPORTED, 0};
 	if (type > SBI_SRST_RESET_TYPE_WARM_REBOOT)
-		return (struct sbi_ret){ type >= 0xf0000000UL && type <= 0xffffffffUL ?
-						 SBI_ERR_NOT_SUPPORTED :
-						 SBI_ERR_INVALID_PARAM,
-					 0 };
+		return (struct sbi_ret){type >= 0xf0000000UL && type <= 0xffffffffUL
+						? SBI_ERR_NOT_SUPPORTED
+						: SBI_ERR_INVALID_PARAM,
+					0};
 	if (reason > SBI_SRST_RESET_REASON_SYSFAIL && reason < 0xe0000000UL)
-		return (struct sbi_ret){ SBI_ERR_INVALID_PARAM, 0 };
+		return (struct sbi_ret){SBI_ERR_INVALID_PARAM, 0};
 	if (reason > 0xffffffffUL)
-		return (struct sbi_ret){ SBI_ERR_INVALID_PARAM, 0 };
+		return (struct sbi_ret){SBI_ERR_INVALID_PARAM, 0};
 
 	if (type == SBI_SRST_RESET_TYPE_SHUTDOWN)
-		vm_request_stop(vcpu->vm,
-				reason == SBI_SRST_RESET_REASON_SYSFAIL ? VM_STOP_FAILED : VM_STOP_OK,
-				reason == SBI_SRST_RESET_REASON_SYSFAIL ? "shutdown (reason=failure)" :
-									  "shutdown (reason=none)");
+		vm_request_stop(
+			vcpu->vm,
+			reason == SBI_SRST_RESET_REASON_SYSFAIL ? VM_STOP_FAILED : VM_STOP_OK,
+			reason == SBI_SRST_RESET_REASON_SYSFAIL ? "shutdown (reason=failure)"
+								: "shutdown (reason=none)");
 	else
 		vm_request_stop(vcpu->vm, VM_STOP_REBOOT, "reboot");
-	return (struct sbi_ret){ SBI_RET_NO_REPLY, 0 };
+	return (struct sbi_ret){SBI_RET_NO_REPLY, 0};
 }
 
 const struct sbi_ext sbi_ext_srst = {

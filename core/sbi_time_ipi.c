@@ -10,10 +10,10 @@ static struct sbi_ret time_handler(struct vcpu *vcpu, unsigned long eid, unsigne
 {
 	(void)eid;
 	if (fid != SBI_EXT_TIME_SET_TIMER)
-		return (struct sbi_ret){ SBI_ERR_NOT_SUPPORTED, 0 };
+		return (struct sbi_ret){SBI_ERR_NOT_SUPPORTED, 0};
 	vcpu_fw_event(vcpu, SBI_PMU_FW_SET_TIMER);
 	vcpu_arch_set_timer(vcpu, args[0]);
-	return (struct sbi_ret){ 0, 0 };
+	return (struct sbi_ret){0, 0};
 }
 
 const struct sbi_ext sbi_ext_time = {
@@ -45,11 +45,11 @@ static struct sbi_ret ipi_handler(struct vcpu *vcpu, unsigned long eid, unsigned
 
 	(void)eid;
 	if (fid != SBI_EXT_IPI_SEND_IPI)
-		return (struct sbi_ret){ SBI_ERR_NOT_SUPPORTED, 0 };
+		return (struct sbi_ret){SBI_ERR_NOT_SUPPORTED, 0};
 	err = sbi_hartmask_resolve(vcpu->vm, args[0], args[1], &targets);
 	if (!err)
 		sbi_send_ipis(vcpu, targets);
-	return (struct sbi_ret){ err, 0 };
+	return (struct sbi_ret){err, 0};
 }
 
 const struct sbi_ext sbi_ext_ipi = {

@@ -143,8 +143,9 @@ static void sched_poll(struct hart *h, unsigned long now)
 		    now - vm->last_sbi > vm->watchdog_ticks) {
 			char why[80];
 
-			hv_snprintf(why, sizeof(why), "vcpu %u stopped: watchdog: no SBI call for %lu ms",
-				    v->id, (unsigned long)vm->cfg->watchdog_ms);
+			hv_snprintf(why, sizeof(why),
+				    "vcpu %u stopped: watchdog: no SBI call for %lu ms", v->id,
+				    (unsigned long)vm->cfg->watchdog_ms);
 			vm_request_stop(vm, VM_STOP_FAILED, why);
 		}
 		if (__atomic_load_n(&vm->state, __ATOMIC_ACQUIRE) == VM_STOPPING) {
@@ -215,7 +216,8 @@ static void sched_arm_timer(struct hart *h)
 			if (vcpu_arch_wants_recheck(v) && timer_now() + RECHECK_TICKS < next)
 				next = timer_now() + RECHECK_TICKS;
 			/* a guest spinning with interrupts off must not keep the hart */
-			if (v->vm->watchdog_ticks && v->vm->last_sbi + v->vm->watchdog_ticks + 1 < next)
+			if (v->vm->watchdog_ticks &&
+			    v->vm->last_sbi + v->vm->watchdog_ticks + 1 < next)
 				next = v->vm->last_sbi + v->vm->watchdog_ticks + 1;
 			continue;
 		}
@@ -308,7 +310,8 @@ void sched_run(struct hart *h)
 				__atomic_or_fetch(&idle_harts, BIT(h->index), __ATOMIC_SEQ_CST);
 				/* a vCPU may have become stealable just before we said so */
 				if (sched_steal(h)) {
-					__atomic_and_fetch(&idle_harts, ~BIT(h->index), __ATOMIC_SEQ_CST);
+					__atomic_and_fetch(&idle_harts, ~BIT(h->index),
+							   __ATOMIC_SEQ_CST);
 					continue;
 				}
 				sched_idle(h);

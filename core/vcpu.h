@@ -15,19 +15,19 @@ enum vcpu_state {
 	VCPU_STOPPED,	    /* HSM stopped, waits for hart_start */
 	VCPU_START_PENDING, /* hart_start called, its hart will set it up */
 	VCPU_RUNNABLE,
-	VCPU_WFI,	    /* blocked in WFI until an interrupt is pending */
-	VCPU_SUSPENDED,	    /* HSM retentive suspend */
-	VCPU_SUSPENDED_NR,  /* HSM non-retentive suspend */
-	VCPU_DEAD,	    /* its VM stopped */
+	VCPU_WFI,	   /* blocked in WFI until an interrupt is pending */
+	VCPU_SUSPENDED,	   /* HSM retentive suspend */
+	VCPU_SUSPENDED_NR, /* HSM non-retentive suspend */
+	VCPU_DEAD,	   /* its VM stopped */
 };
 
 struct vcpu {
 	struct vcpu_arch arch; /* first */
 	struct vm *vm;
-	struct hart *hart; /* the physical hart whose queue holds it */
-	struct vcpu *next; /* in that queue */
-	unsigned int id;   /* the guest's hart id */
-	bool pinned;	   /* cpu-affinity given: never moves to another hart */
+	struct hart *hart;  /* the physical hart whose queue holds it */
+	struct vcpu *next;  /* in that queue */
+	unsigned int id;    /* the guest's hart id */
+	bool pinned;	    /* cpu-affinity given: never moves to another hart */
 	unsigned int moves; /* migrations so far, for the log */
 	volatile int state;
 	volatile unsigned long pending_irqs; /* hvip bits other harts raised */

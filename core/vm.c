@@ -11,7 +11,7 @@
 #include "vcpu.h"
 #include "vm.h"
 
-#define SZ_2M	     0x200000ULL
+#define SZ_2M	      0x200000ULL
 #define GUEST_FDT_MAX 0x10000ULL
 
 struct vm *vms[VM_MAX];

@@ -29,9 +29,9 @@ struct vm {
 	volatile int state;
 	int stop_kind;
 	volatile int live_vcpus;
-	uint64_t watchdog_ticks;	/* from watchdog-ms; 0: no watchdog */
-	volatile uint64_t last_sbi;	/* time of the guest's last SBI call */
-	spinlock_t con_lock; /* guest console line buffer */
+	uint64_t watchdog_ticks;    /* from watchdog-ms; 0: no watchdog */
+	volatile uint64_t last_sbi; /* time of the guest's last SBI call */
+	spinlock_t con_lock;	    /* guest console line buffer */
 	size_t con_len;
 	char con_line[240];
 };

@@ -145,8 +145,10 @@ uint32_t vpmu_phys_overflowed(void)
 
 int vpmu_phys_event_shared(unsigned int a, unsigned int b, unsigned long event_idx)
 {
-	struct sbi_ret ra = pmu_call(SBI_EXT_PMU_COUNTER_CFG_MATCH, a, 1, PROBE_FLAGS, event_idx, 0);
-	struct sbi_ret rb = pmu_call(SBI_EXT_PMU_COUNTER_CFG_MATCH, b, 1, PROBE_FLAGS, event_idx, 0);
+	struct sbi_ret ra =
+		pmu_call(SBI_EXT_PMU_COUNTER_CFG_MATCH, a, 1, PROBE_FLAGS, event_idx, 0);
+	struct sbi_ret rb =
+		pmu_call(SBI_EXT_PMU_COUNTER_CFG_MATCH, b, 1, PROBE_FLAGS, event_idx, 0);
 	volatile unsigned int spin;
 	int res = -1;
 

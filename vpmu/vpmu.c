@@ -20,7 +20,7 @@
 
 /* Visit the set bits of a counter mask only (masks are sparse, 64 bits wide) */
 #define for_each_bit(i, m)                                                                         \
-	for (unsigned long __m = (m); __m && ((i) = (unsigned int)__builtin_ctzl(__m), 1);        \
+	for (unsigned long __m = (m); __m && ((i) = (unsigned int)__builtin_ctzl(__m), 1);         \
 	     __m &= __m - 1)
 
 #define CTR_TIME    1
@@ -47,7 +47,7 @@ static struct {
 	unsigned int num_hw; /* H */
 	uint32_t hw_valid;
 	unsigned long hw_info[VPMU_MAX_HW];
-	bool prog_counts[2]; /* [0] cycles, [1] instret on programmable counters */
+	bool prog_counts[2];  /* [0] cycles, [1] instret on programmable counters */
 	bool event_exclusive; /* the host counts an event on one counter per hart only */
 	uint32_t ev_ok[EV_KEYS];
 	uint32_t ev_bad[EV_KEYS];
@@ -183,9 +183,8 @@ static long check_set(const struct vpmu *v, unsigned long base, unsigned long ma
 
 	if (!mask || base >= n)
 		return SBI_ERR_INVALID_PARAM;
-	for_each_bit(i, mask)
-		if (i >= n - base || !is_visible(v, base + i))
-			return SBI_ERR_INVALID_PARAM;
+	for_each_bit(i, mask) if (i >= n - base ||
+				  !is_visible(v, base + i)) return SBI_ERR_INVALID_PARAM;
 	return SBI_SUCCESS;
 }
 
@@ -806,8 +805,8 @@ struct sbi_ret vpmu_counter_config_matching(struct vpmu *v, unsigned long base, 
 		for (i = 0; !((mask >> i) & 1); i++)
 			;
 		idx = (unsigned int)(base + i);
-		if (kind == EVK_FW ? !is_fw(idx) :
-				     !hw_candidate(event_idx, idx) || !((allowed >> idx) & 1))
+		if (kind == EVK_FW ? !is_fw(idx)
+				   : !hw_candidate(event_idx, idx) || !((allowed >> idx) & 1))
 			return ret_err(SBI_ERR_NOT_SUPPORTED);
 		err = ctr_transition(v, idx, OP_CONFIG, &a);
 	} else if (kind == EVK_FW) {
@@ -857,9 +856,8 @@ struct sbi_ret vpmu_counter_start(struct vpmu *v, unsigned long base, unsigned l
 		return ret_err(SBI_ERR_INVALID_PARAM);
 	if (check_set(v, base, mask))
 		return ret_err(SBI_ERR_INVALID_PARAM);
-	for_each_bit(i, mask)
-		if (v->ctr[base + i].state == VPMU_CTR_UNCONFIGURED)
-			return ret_err(SBI_ERR_INVALID_PARAM);
+	for_each_bit(i, mask) if (v->ctr[base + i].state ==
+				  VPMU_CTR_UNCONFIGURED) return ret_err(SBI_ERR_INVALID_PARAM);
 	if (flags & SBI_PMU_START_FLAG_INIT_SNAPSHOT) {
 		unsigned int top = 63 - (unsigned int)__builtin_clzl(mask);
 
@@ -872,7 +870,8 @@ struct sbi_ret vpmu_counter_start(struct vpmu *v, unsigned long base, unsigned l
 	a.set_value =
 		flags & (SBI_PMU_START_FLAG_SET_INIT_VALUE | SBI_PMU_START_FLAG_INIT_SNAPSHOT);
 
-	for_each_bit(i, mask) {
+	for_each_bit(i, mask)
+	{
 		if (flags & SBI_PMU_START_FLAG_INIT_SNAPSHOT)
 			a.value = snap[i];
 		if (ctr_transition(v, (unsigned int)(base + i), OP_START, &a) ==
@@ -899,7 +898,8 @@ struct sbi_ret vpmu_counter_stop(struct vpmu *v, unsigned long base, unsigned lo
 		return ret_err(SBI_ERR_NO_SHMEM);
 	vpmu_overflow_check(v); /* the bitmap must include what just overflowed */
 
-	for_each_bit(i, mask) {
+	for_each_bit(i, mask)
+	{
 		unsigned int idx = (unsigned int)(base + i);
 		struct vpmu_ctr *c;
 		uint8_t prev;

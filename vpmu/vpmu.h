@@ -37,7 +37,7 @@ struct vpmu_event_rule {
 struct vpmu_policy {
 	uint32_t counters_mask; /* 0: every hardware counter of the host */
 	bool no_firmware;
-	unsigned int nr_allow;	/* 0: every event; else only these */
+	unsigned int nr_allow; /* 0: every event; else only these */
 	struct vpmu_event_rule allow[VPMU_POLICY_RULES];
 	unsigned int nr_deny;
 	struct vpmu_event_rule deny[VPMU_POLICY_RULES];
@@ -78,11 +78,11 @@ struct vpmu {
 	uint64_t overflow;
 	uint64_t shmem_gpa; /* snapshot area, valid if shmem_set */
 	bool shmem_set;
-	bool loaded; /* between vpmu_vcpu_load and vpmu_vcpu_put on this hart */
+	bool loaded;		    /* between vpmu_vcpu_load and vpmu_vcpu_put on this hart */
 	struct vpmu_hart *resident; /* the hart its counters are configured on */
 	const struct vpmu_policy *policy; /* never NULL once initialised */
-	bool irq_pending; /* a new overflow the guest has not been told about */
-	unsigned long nr_overflows; /* counter overflows recorded, for statistics */
+	bool irq_pending;		  /* a new overflow the guest has not been told about */
+	unsigned long nr_overflows;	  /* counter overflows recorded, for statistics */
 };
 
 /* ---- called by the core ---- */

@@ -7,16 +7,16 @@
 #ifndef ARCH_CTX_H
 #define ARCH_CTX_H
 
-#define CTX_REG(n)	((n) * 8)	/* x1..x31; slot 0 unused */
-#define CTX_SEPC	(32 * 8)
-#define CTX_SSTATUS	(33 * 8)
-#define CTX_HSTATUS	(34 * 8)
-#define CTX_HV_SP	(35 * 8)	/* hypervisor stack to return to */
-#define CTX_SCAUSE	(36 * 8)
-#define CTX_STVAL	(37 * 8)
-#define CTX_HTVAL	(38 * 8)
-#define CTX_HTINST	(39 * 8)
-#define CTX_SIZE	(40 * 8)
+#define CTX_REG(n)  ((n)*8) /* x1..x31; slot 0 unused */
+#define CTX_SEPC    (32 * 8)
+#define CTX_SSTATUS (33 * 8)
+#define CTX_HSTATUS (34 * 8)
+#define CTX_HV_SP   (35 * 8) /* hypervisor stack to return to */
+#define CTX_SCAUSE  (36 * 8)
+#define CTX_STVAL   (37 * 8)
+#define CTX_HTVAL   (38 * 8)
+#define CTX_HTINST  (39 * 8)
+#define CTX_SIZE    (40 * 8)
 
 #ifndef __ASSEMBLER__
 struct vcpu_ctx {

@@ -45,10 +45,9 @@ int gstage_map(uint64_t *root, uint64_t gpa, uint64_t hpa, uint64_t size, uint64
 	       gstage_alloc_fn alloc)
 {
 	/* W without R is reserved; host addresses must fit the 44-bit PPN */
-	if (!root || ((gpa | hpa | size) & (SZ_4K - 1)) || !(prot & PTE_RWX) ||
-	    (prot & ~PTE_RWX) || ((prot & PTE_W) && !(prot & PTE_R)) || gpa + size < gpa ||
-	    gpa + size > (1ULL << GSTAGE_GPA_BITS) || hpa + size < hpa ||
-	    hpa + size > (1ULL << 56))
+	if (!root || ((gpa | hpa | size) & (SZ_4K - 1)) || !(prot & PTE_RWX) || (prot & ~PTE_RWX) ||
+	    ((prot & PTE_W) && !(prot & PTE_R)) || gpa + size < gpa ||
+	    gpa + size > (1ULL << GSTAGE_GPA_BITS) || hpa + size < hpa || hpa + size > (1ULL << 56))
 		return -1;
 	while (size) {
 		int huge = !((gpa | hpa) & (SZ_2M - 1)) && size >= SZ_2M;

@@ -5,17 +5,17 @@
 
 #include <stdint.h>
 
-#define PTE_V (1UL << 0)
-#define PTE_R (1UL << 1)
-#define PTE_W (1UL << 2)
-#define PTE_X (1UL << 3)
-#define PTE_U (1UL << 4)
-#define PTE_A (1UL << 6)
-#define PTE_D (1UL << 7)
+#define PTE_V	(1UL << 0)
+#define PTE_R	(1UL << 1)
+#define PTE_W	(1UL << 2)
+#define PTE_X	(1UL << 3)
+#define PTE_U	(1UL << 4)
+#define PTE_A	(1UL << 6)
+#define PTE_D	(1UL << 7)
 #define PTE_RWX (PTE_R | PTE_W | PTE_X)
 
-#define GSTAGE_ROOT_SIZE  16384 /* Sv39x4 root: 2048 entries, 16 KiB aligned */
-#define GSTAGE_GPA_BITS	  41
+#define GSTAGE_ROOT_SIZE 16384 /* Sv39x4 root: 2048 entries, 16 KiB aligned */
+#define GSTAGE_GPA_BITS	 41
 
 /* Returns a zeroed, 4 KiB aligned page whose address is its physical address */
 typedef void *(*gstage_alloc_fn)(void);

@@ -10,22 +10,25 @@
 
 #define INSN_WFI 0x10500073UL
 
+static const char *const cause_names[] = {
+	[CAUSE_MISALIGNED_FETCH] = "misaligned fetch",
+	[CAUSE_FETCH_ACCESS] = "instruction access fault",
+	[CAUSE_ILLEGAL_INSN] = "illegal instruction",
+	[CAUSE_BREAKPOINT] = "breakpoint",
+	[CAUSE_MISALIGNED_LOAD] = "misaligned load",
+	[CAUSE_LOAD_ACCESS] = "load access fault",
+	[CAUSE_MISALIGNED_STORE] = "misaligned store",
+	[CAUSE_STORE_ACCESS] = "store access fault",
+	[CAUSE_FETCH_GUEST_PAGE_FAULT] = "instruction guest-page fault",
+	[CAUSE_LOAD_GUEST_PAGE_FAULT] = "load guest-page fault",
+	[CAUSE_STORE_GUEST_PAGE_FAULT] = "store guest-page fault",
+};
+
 static const char *cause_name(unsigned long cause)
 {
-	switch (cause) {
-	case CAUSE_MISALIGNED_FETCH: return "misaligned fetch";
-	case CAUSE_FETCH_ACCESS: return "instruction access fault";
-	case CAUSE_ILLEGAL_INSN: return "illegal instruction";
-	case CAUSE_BREAKPOINT: return "breakpoint";
-	case CAUSE_MISALIGNED_LOAD: return "misaligned load";
-	case CAUSE_LOAD_ACCESS: return "load access fault";
-	case CAUSE_MISALIGNED_STORE: return "misaligned store";
-	case CAUSE_STORE_ACCESS: return "store access fault";
-	case CAUSE_FETCH_GUEST_PAGE_FAULT: return "instruction guest-page fault";
-	case CAUSE_LOAD_GUEST_PAGE_FAULT: return "load guest-page fault";
-	case CAUSE_STORE_GUEST_PAGE_FAULT: return "store guest-page fault";
-	default: return "unexpected exception";
-	}
+	if (cause < ARRAY_SIZE(cause_names) && cause_names[cause])
+		return cause_names[cause];
+	return "unexpected exception";
 }
 
 /* Stop the vCPU's whole guest, with one line that says why */

@@ -11,8 +11,8 @@
 #include "vcpu.h"
 #include "vm.h"
 
-#define VS_IRQ_BITS ((1UL << IRQ_VS_SOFT) | (1UL << IRQ_VS_TIMER) | (1UL << IRQ_VS_EXT))
-#define HCOUNTEREN_TM (1UL << 1)
+#define VS_IRQ_BITS	((1UL << IRQ_VS_SOFT) | (1UL << IRQ_VS_TIMER) | (1UL << IRQ_VS_EXT))
+#define HCOUNTEREN_TM	(1UL << 1)
 #define VSSTATUS_UXL_64 (2UL << 32)
 
 void fpu_save(unsigned long *area);
@@ -167,8 +167,8 @@ bool vcpu_arch_irq_pending(struct vcpu *v, unsigned long now)
 	bool live = loaded(v);
 	unsigned long hvip = (live ? csr_read(CSR_HVIP) : v->arch.hvip) | v->pending_irqs;
 	unsigned long vsie = live ? csr_read(CSR_VSIE) : v->arch.vsie;
-	uint64_t deadline = host.ext[HOST_EXT_SSTC] && live ? csr_read(CSR_VSTIMECMP) :
-							      vcpu_arch_timer_deadline(v);
+	uint64_t deadline = host.ext[HOST_EXT_SSTC] && live ? csr_read(CSR_VSTIMECMP)
+							    : vcpu_arch_timer_deadline(v);
 	/* vsie holds the guest's view: SSIE bit 1 enables VSSIP bit 2, etc. */
 	unsigned long enabled = ((vsie & 0x222UL) << 1) | (vsie & BIT(IRQ_PMU_OVF));
 

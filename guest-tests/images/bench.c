@@ -14,9 +14,17 @@
  * is exact to 3 instructions, not to one tick.
  *
  * Output, one line per figure (parsed by tools/bench.py):
- *   BENCH <name> <instructions, 3 decimals> err=<SBI error of the call> n=<n>
- *   BENCH-SWITCH <live counters> <instructions per switch> switches=<s> ...
- *   BENCH-INFO ..., BENCH-DONE
+ *   BENCH <name> <instructions, 3 decimals> err=<SBI error of the call> n=<n> ...
+ *   BENCH-INFO ..., BENCH-SKIP ..., BENCH-DONE
+ *
+ * Modes, by /chosen/bootargs (natively: none):
+ *   (none)          SBI/CSR costs; with a second vCPU, the vCPU switch between
+ *                   two vCPUs of this guest using the same counters;
+ *   switch-timer    guest A of dts/bench/bench-partition.dts: the vCPU switch
+ *   switch-worker   guest B: two guests on one hart with disjoint counters-mask.
+ * The two partition guests share no memory: A prints its intervals
+ * (BENCH-SWA), B its run-period records (BENCH-SWB, BENCH-REC) and
+ * tools/bench.py computes the switch cost from both, as bench_switch() does.
  */
 #include "gt.h"
 
@@ -272,6 +280,40 @@ static void bench_sbi(void)
 	c[1] = PMU(SBI_EXT_PMU_COUNTER_STOP, 3, 1, 0, 0, 0);
 	bench_seq("pmu_start_stop", c, 2, N_CALLS);
 
+	/*
+	 * start + stop of 8 counters (3..10), one masked call each, no initial
+	 * value: what the lazy vCPU switch asks of the host for 8 resident
+	 * counters (vpmu_vcpu_put: masked stop; vpmu_vcpu_load: masked start)
+	 */
+	release(3);
+	{
+		unsigned long mask = 0, nm = 0, err = 0;
+
+		for (unsigned long i = 3; i <= 10; i++)
+			if ((hw_mask >> i) & 1) {
+				if (cfg_on(i, EV_INSTR))
+					err = 1;
+				mask |= 1UL << (i - 3);
+				nm++;
+			}
+		if (nm == 8 && !err) {
+			c[0] = PMU(SBI_EXT_PMU_COUNTER_START, 3, mask, 0, 0, 0);
+			c[1] = PMU(SBI_EXT_PMU_COUNTER_STOP, 3, mask, 0, 0, 0);
+			bench_seq("pmu_start_stop_mask8", c, 2, N_CALLS);
+		} else {
+			gt_printf(
+				"BENCH-SKIP pmu_start_stop_mask8: counters 3..10 (%lu, err %lu)\n",
+				nm, err);
+		}
+		for (unsigned long i = 3; i <= 10; i++)
+			release(i);
+		/* and the same for the one counter 3 */
+		cfg_on(3, EV_INSTR);
+		c[0] = PMU(SBI_EXT_PMU_COUNTER_START, 3, 1, 0, 0, 0);
+		c[1] = PMU(SBI_EXT_PMU_COUNTER_STOP, 3, 1, 0, 0, 0);
+		bench_seq("pmu_start_stop_mask1", c, 2, N_CALLS);
+	}
+
 	/* counter CSR reads: started counter (direct on pmuvisor) */
 	pmu(SBI_EXT_PMU_COUNTER_START, 3, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, 0, 0);
 	bench_csr("csr_read_hpmcounter_started", bench_csr_hpm3, N_CSR);
@@ -401,16 +443,17 @@ asm(".text\n.globl switch_worker_loop\n.align 2\nswitch_worker_loop:\n"
 /* counter i of the set of n live counters: 0 = cycles, 2 = instret, 3.. programmable */
 static unsigned long live_idx[32], live_ev[32], live_max;
 
-static void live_setup(void)
+static const unsigned long all_ev[] = {EV_INSTR, 0x10019, 0x1001b, 0x10021};
+
+static void live_setup(const unsigned long *prog_ev, unsigned long nev)
 {
-	static const unsigned long prog_ev[] = {EV_INSTR, 0x10019, 0x1001b, 0x10021};
 	unsigned long k = 0, j = 0;
 
 	/* the programmable ones first, so that 1 and 4 are programmable counters */
 	for (unsigned long i = 3; i < 32; i++)
 		if ((hw_mask >> i) & 1) {
 			live_idx[k] = i;
-			live_ev[k++] = prog_ev[j++ % 4];
+			live_ev[k++] = prog_ev[j++ % nev];
 		}
 	if ((hw_mask >> 0) & 1) {
 		live_idx[k] = 0;
@@ -477,7 +520,7 @@ static void bench_switch(void)
 		gt_printf("BENCH-SKIP switch: one hart only\n");
 		return;
 	}
-	live_setup();
+	live_setup(all_ev, 4);
 	sets[nsets++] = 0;
 	sets[nsets++] = 1;
 	if (live_max > 4)
@@ -539,9 +582,152 @@ static void bench_switch(void)
 	}
 }
 
+/* --------------------------------------------- vCPU switch, partitioned */
+
+/*
+ * Two guests, one vCPU each, on the same hart (dts/bench/bench-partition.dts),
+ * with disjoint counters-mask (A: 3..10, B: 11..18) and disjoint events (A:
+ * instructions and DTLB read miss, B: DTLB write miss and ITLB miss, each
+ * repeated over its counters), so that neither ever evicts the other's
+ * configuration: every switch is a masked stop and a masked start.
+ *
+ * With no shared memory the guests follow a common timetable on the `time`
+ * CSR: phase k lasts PART_PHASE from PART_T0 + k * PART_PHASE. Phase 0: B
+ * sleeps and A times the N0 loop alone. Phase k >= 1 (n = 0, 1, 4, all live
+ * counters): both configure and start n counters at the phase start; B runs
+ * the worker loop until PART_RUN into the phase, A times the N0 loop from
+ * PART_SETUP into the phase (it ends about 0.44 s in) and spins on until B's
+ * loop has ended. Then both stop their counters, print, and sleep until the
+ * next phase.
+ */
+#define PART_T0_MS    300
+#define PART_PHASE_MS 520
+#define PART_SETUP_MS 30
+#define PART_RUN_MS   480
+
+static const unsigned long part_ev_a[] = {EV_INSTR, 0x10019};
+static const unsigned long part_ev_b[] = {0x1001b, 0x10021};
+
+/*
+ * The worker loop of partition guest B: like switch_worker_loop, but it
+ * ends when the time reaches a0 (6 instructions per iteration, 6 more per
+ * record). a0 = end tick, a1 = records, a2 = max records, a3 = gap ticks.
+ */
+unsigned long switch_worker_until(unsigned long end, struct rec *rec, unsigned long max,
+				  unsigned long gap);
+asm(".text\n.globl switch_worker_until\n.align 2\nswitch_worker_until:\n"
+    "	li t5, 0\n"
+    "	li t6, 0\n"
+    "	rdtime t0\n"
+    "1:	rdtime t1\n"	   /* 1 */
+    "	sub t2, t1, t0\n"  /* 2 */
+    "	mv t0, t1\n"	   /* 3 */
+    "	bgeu t2, a3, 3f\n" /* 4 */
+    "2:	addi t6, t6, 1\n"  /* 5 */
+    "	bltu t1, a0, 1b\n" /* 6 */
+    "	mv a0, t5\n"
+    "	ret\n"
+    "3:	bgeu t5, a2, 2b\n" /* +1 */
+    "	sd t1, 0(a1)\n"	   /* +2 */
+    "	sd t6, 8(a1)\n"	   /* +3 */
+    "	addi a1, a1, 16\n" /* +4 */
+    "	addi t5, t5, 1\n"  /* +5 */
+    "	j 2b\n");	   /* +6 */
+
+static uint64_t ms_ticks(unsigned long ms)
+{
+	return (uint64_t)ms * gt_timebase() / 1000;
+}
+
+static uint64_t part_phase(unsigned long k)
+{
+	return ms_ticks(PART_T0_MS) + k * ms_ticks(PART_PHASE_MS);
+}
+
+/* Sleep (WFI, the hart idles if the other guest sleeps too) until `until` */
+static void sleep_until(uint64_t until)
+{
+	if (gt_rdtime() >= until)
+		return;
+	csr_set(sie, SIE_STIE);
+	gt_sbi_set_timer(until);
+	while (gt_rdtime() < until)
+		gt_wfi();
+	gt_sbi_set_timer(-1ULL);
+	csr_clear(sie, SIE_STIE);
+}
+
+static void bench_partition(bool timer)
+{
+	unsigned long sets[4], nsets = 0;
+	uint64_t now = gt_rdtime(), s, e, alone = 0;
+
+	if (timer)
+		live_setup(part_ev_a, 2);
+	else
+		live_setup(part_ev_b, 2);
+	sets[nsets++] = 0;
+	sets[nsets++] = 1;
+	if (live_max > 4)
+		sets[nsets++] = 4;
+	sets[nsets++] = live_max;
+	gt_printf("BENCH-INFO partition %s boot_tick=%lu t0=%lu phase=%lu live_max=%lu\n",
+		  timer ? "timer" : "worker", (unsigned long)now, (unsigned long)part_phase(0),
+		  (unsigned long)ms_ticks(PART_PHASE_MS), live_max);
+	if (now + ms_ticks(50) > part_phase(0)) {
+		gt_printf("BENCH-SKIP partition: booted too late for the timetable\n");
+		return;
+	}
+	if (timer) {
+		sleep_until(part_phase(0) + ms_ticks(PART_SETUP_MS));
+		alone = time_spin(&s, &e);
+		gt_printf("BENCH-INFO switch alone=%lu n0=%lu\n", (unsigned long)alone, N0);
+	}
+	for (unsigned long k = 0; k < nsets; k++) {
+		unsigned long n = sets[k];
+		uint64_t t = part_phase(k + 1);
+		long err;
+
+		sleep_until(t);
+		err = live_start(n);
+		if (timer) {
+			uint64_t with;
+
+			sleep_until(t + ms_ticks(PART_SETUP_MS));
+			inexact = 0;
+			with = time_spin(&s, &e);
+			live_stop(n);
+			/*
+			 * Keep the hart busy until B's loop ends: B must see one more
+			 * switch gap after the interval (its record closes the last
+			 * period inside it); were A asleep, B would run on unrecorded.
+			 */
+			while (gt_rdtime() < t + ms_ticks(PART_RUN_MS + 5))
+				;
+			gt_printf(
+				"BENCH-SWA %lu s=%lu e=%lu with=%lu alone=%lu err=%ld late=%d%s\n",
+				n, (unsigned long)s, (unsigned long)e, (unsigned long)with,
+				(unsigned long)alone, err, e >= t + ms_ticks(PART_RUN_MS) ? 1 : 0,
+				inexact ? " inexact=1" : "");
+		} else {
+			unsigned long nrec = err ? 0
+						 : switch_worker_until(t + ms_ticks(PART_RUN_MS),
+								       sw.rec, MAX_REC, GAP_TICKS);
+
+			live_stop(n);
+			gt_printf("BENCH-SWB %lu nrec=%lu err=%ld iter=%d rec=%d\n", n, nrec, err,
+				  6, 6);
+			for (unsigned long i = 0; i < nrec; i++)
+				gt_printf("BENCH-REC %lu %lu %lu\n", n, (unsigned long)sw.rec[i].t,
+					  (unsigned long)sw.rec[i].ncum);
+		}
+	}
+}
+
 void gt_main(unsigned long hartid, const void *fdt)
 {
 	struct sbi_ret r;
+	const char *args = gt_native() ? NULL : gt_fdt_getprop("/chosen", "bootargs", NULL);
 
 	(void)hartid;
 	(void)fdt;
@@ -562,7 +748,13 @@ void gt_main(unsigned long hartid, const void *fdt)
 		  "hw_mask=0x%lx fw_mask=0x%lx\n",
 		  gt_native() ? 1 : 0, (unsigned long)gt_timebase(), ipt, gt_nr_harts(),
 		  num_counters, hw_mask, fw_mask);
-	bench_sbi();
-	bench_switch();
+	if (args && !__builtin_strcmp(args, "switch-timer")) {
+		bench_partition(true);
+	} else if (args && !__builtin_strcmp(args, "switch-worker")) {
+		bench_partition(false);
+	} else {
+		bench_sbi();
+		bench_switch();
+	}
 	gt_printf("BENCH-DONE\n");
 }
