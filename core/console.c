@@ -81,12 +81,47 @@ void console_guest_flush(struct vm *vm)
 	spin_unlock(&vm->con_lock);
 }
 
-int console_getc(void)
+/*
+ * Console input goes to one guest at a time, the first one at boot.
+ * Ctrl-] followed by a digit n gives it to guest n (1 = first in the
+ * configuration). Not Ctrl-A: QEMU -nographic keeps that one for itself.
+ */
+#define ESCAPE 0x1d /* Ctrl-] */
+static unsigned int input_vm;
+static bool escape;
+
+int console_getc(struct vm *vm)
 {
-	int c;
+	int c = -1;
 
 	spin_lock(&console_lock);
-	c = uart_getc();
+	if (vm->id != input_vm && vms[input_vm]->state == VM_RUNNING) {
+		spin_unlock(&console_lock);
+		return -1;
+	}
+	input_vm = vm->id; /* the focused guest stopped: a running reader takes over */
+	while ((c = uart_getc()) >= 0) {
+		if (!escape && c == ESCAPE) {
+			escape = true;
+			continue;
+		}
+		if (escape && c >= '1' && c < '1' + (int)nr_vms) {
+			escape = false;
+			input_vm = (unsigned int)(c - '1');
+			static const char msg[] = "\r\npmuvisor: console input -> guest ";
+
+			puts_locked(msg, sizeof(msg) - 1);
+			puts_locked(vms[input_vm]->name, strlen(vms[input_vm]->name));
+			puts_locked("\r\n", 2);
+			if (input_vm != vm->id) {
+				c = -1;
+				break;
+			}
+			continue;
+		}
+		escape = false;
+		break;
+	}
 	spin_unlock(&console_lock);
 	return c;
 }

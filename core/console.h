@@ -14,7 +14,7 @@ void console_write_line(const char *prefix, const char *text, size_t len);
 /* Append guest output; complete lines are printed with "[name] " */
 void console_guest_putc(struct vm *vm, char c);
 void console_guest_flush(struct vm *vm);
-/* -1 when no input is waiting */
-int console_getc(void);
+/* The next input character for this guest, -1 if none (or it has no focus) */
+int console_getc(struct vm *vm);
 
 #endif

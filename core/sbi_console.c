@@ -29,7 +29,7 @@ static struct sbi_ret dbcn_handler(struct vcpu *vcpu, unsigned long eid, unsigne
 		return (struct sbi_ret){0, n};
 	}
 	for (unsigned long i = 0; i < n; i++) {
-		int c = console_getc();
+		int c = console_getc(vm);
 
 		if (c < 0)
 			return (struct sbi_ret){0, i};
@@ -65,7 +65,7 @@ static struct sbi_ret legacy_handler(struct vcpu *vcpu, unsigned long eid, unsig
 		console_guest_putc(vcpu->vm, (char)args[0]);
 		break;
 	case SBI_EXT_0_1_CONSOLE_GETCHAR:
-		ret = console_getc();
+		ret = console_getc(vcpu->vm);
 		break;
 	case SBI_EXT_0_1_CLEAR_IPI:
 		__atomic_and_fetch(&vcpu->pending_irqs, ~(1UL << IRQ_VS_SOFT), __ATOMIC_RELAXED);
