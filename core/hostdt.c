@@ -158,6 +158,22 @@ static void parse_uart(const void *fdt, struct host_info *h)
 	h->uart_shift = p ? fdt32_to_cpu(*p) : 0;
 }
 
+/* QEMU's sifive,test device: writing FAIL | code << 16 ends QEMU with that code */
+static void parse_finisher(const void *fdt, struct host_info *h)
+{
+	int node = fdt_node_offset_by_compatible(fdt, -1, "sifive,test1"), len;
+	const fdt32_t *p;
+
+	if (node < 0)
+		node = fdt_node_offset_by_compatible(fdt, -1, "sifive,test0");
+	if (node < 0)
+		return;
+	p = fdt_getprop(fdt, node, "reg", &len);
+	if (p)
+		h->finisher_base = (uintptr_t)read_cells(
+			p, fdt_address_cells(fdt, fdt_parent_offset(fdt, node)));
+}
+
 static void parse_chosen(const void *fdt, struct host_info *h)
 {
 	int node = fdt_path_offset(fdt, "/chosen"), len;
@@ -179,6 +195,7 @@ int hostdt_parse(const void *fdt, struct host_info *h, char *err, unsigned long 
 	if (fdt_check_header(fdt))
 		return hv_snprintf(err, errlen, "host DT: bad header"), -1;
 	parse_uart(fdt, h);
+	parse_finisher(fdt, h);
 	parse_chosen(fdt, h);
 	if (parse_cpus(fdt, h, err, errlen) || parse_memory(fdt, h, err, errlen))
 		return -1;
