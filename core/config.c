@@ -121,6 +121,12 @@ static int parse_guest(const void *fdt, int node, size_t bundle_size, struct vm_
 	memset(vc, 0, sizeof(*vc));
 	if (!name || !*name || strlen(name) >= VM_NAME_MAX)
 		fail("guest node name missing or longer than %d", VM_NAME_MAX - 1);
+	/* the name prefixes console and log lines: device-tree node-name characters only */
+	for (const char *c = name; *c; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+		      (*c >= '0' && *c <= '9') || strchr(",._+-@", *c)))
+			fail("guest node name: byte 0x%02x at %d is not one of [A-Za-z0-9,._+-@]",
+			     (unsigned char)*c, (int)(c - name));
 	strcpy(vc->name, name);
 
 	p = fdt_getprop(fdt, node, "vcpus", &len);

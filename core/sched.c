@@ -139,8 +139,10 @@ static void sched_poll(struct hart *h, unsigned long now)
 
 		if (state == VCPU_DEAD)
 			continue;
-		if (vm->watchdog_ticks && vm->state == VM_RUNNING &&
-		    now - vm->last_sbi > vm->watchdog_ticks) {
+		uint64_t last_sbi = vm->last_sbi; /* another hart may set it after `now` */
+
+		if (vm->watchdog_ticks && vm->state == VM_RUNNING && now > last_sbi &&
+		    now - last_sbi > vm->watchdog_ticks) {
 			char why[80];
 
 			hv_snprintf(why, sizeof(why),

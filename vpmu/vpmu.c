@@ -284,6 +284,24 @@ static void phys_prepare_start(struct vpmu *v)
 	vpmu_phys_irq_clear();
 }
 
+/*
+ * Save a stopped counter's value. The value it ran from is still in
+ * c->value: a smaller one means it wrapped. Hardware flags that in
+ * mhpmevent.OF; QEMU without -icount raises it late from a timer and drops
+ * it once the counter is stopped, so record the overflow here too.
+ */
+static void save_value(struct vpmu *v, unsigned int i, uint64_t now)
+{
+	struct vpmu_ctr *c = &v->ctr[i];
+
+	if (now < c->value && !((v->overflow >> i) & 1)) {
+		v->overflow |= 1ULL << i;
+		v->irq_pending = true;
+		v->nr_overflows++;
+	}
+	c->value = now;
+}
+
 /* Free physical counter p of this hart, whoever configured it */
 static void phys_release(struct vpmu_hart *h, unsigned int p)
 {
@@ -475,7 +493,7 @@ static long ctr_transition(struct vpmu *v, unsigned int i, enum vpmu_op op, cons
 			return SBI_ERR_ALREADY_STOPPED;
 		if (hw && c->phys >= 0) {
 			vpmu_phys_stop((unsigned int)c->phys, 0);
-			c->value = vpmu_phys_read((unsigned int)c->phys) & width_mask(i);
+			save_value(v, i, vpmu_phys_read((unsigned int)c->phys) & width_mask(i));
 			c->synced = 1;
 		}
 		c->state = VPMU_CTR_CONFIGURED;
@@ -707,7 +725,7 @@ void vpmu_vcpu_put(struct vpmu *v)
 		vpmu_phys_stop_mask(run);
 		for (i = 0; i < layout.num_hw; i++)
 			if ((run >> i) & 1)
-				v->ctr[i].value = vpmu_phys_read(i) & width_mask(i);
+				save_value(v, i, vpmu_phys_read(i) & width_mask(i));
 	}
 	vpmu_phys_set_counteren(0);
 	v->loaded = false;
@@ -1036,6 +1054,10 @@ struct sbi_ret vpmu_event_get_info(struct vpmu *v, unsigned long lo, unsigned lo
 	if (flags || !num || (lo & 0xf))
 		return ret_err(SBI_ERR_INVALID_PARAM);
 	if (hi || num > (~0UL - lo) / sizeof(e))
+		return ret_err(SBI_ERR_INVALID_ADDRESS);
+	/* guest RAM is one range: both ends inside means all of it, checked in O(1) */
+	if (vpmu_host_read_guest(v, lo, &e, sizeof(e)) ||
+	    vpmu_host_read_guest(v, lo + (num - 1) * sizeof(e), &e, sizeof(e)))
 		return ret_err(SBI_ERR_INVALID_ADDRESS);
 	/* First pass: every entry readable and well formed, nothing written */
 	for (i = 0; i < num; i++) {

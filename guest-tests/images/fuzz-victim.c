@@ -19,13 +19,13 @@
 
 GT_IMAGE("fuzz-victim");
 
-#define PAGE	    4096UL
-#define EV_FW(c)    ((0xfUL << 16) | (c))
+#define PAGE	 4096UL
+#define EV_FW(c) ((0xfUL << 16) | (c))
 #define NO_COUNT                                                                                   \
 	(SBI_PMU_CFG_FLAG_SET_VUINH | SBI_PMU_CFG_FLAG_SET_VSINH | SBI_PMU_CFG_FLAG_SET_UINH |     \
 	 SBI_PMU_CFG_FLAG_SET_SINH | SBI_PMU_CFG_FLAG_SET_MINH)
-#define HOLD_VALUE  0x123456789abcUL
-#define STOP_VALUE  0xfeedf00dUL
+#define HOLD_VALUE 0x123456789abcUL
+#define STOP_VALUE 0xfeedf00dUL
 
 extern char _end[];
 static uint64_t shmem[512] __attribute__((aligned(4096)));
@@ -155,7 +155,8 @@ void gt_main(unsigned long hartid, const void *fdt)
 	}
 	prog_mask = hw_mask & ~7UL;
 
-	GT_CHECK_SBI("shmem-set", pmu(SBI_EXT_PMU_SNAPSHOT_SET_SHMEM, (unsigned long)shmem, 0, 0, 0, 0),
+	GT_CHECK_SBI("shmem-set",
+		     pmu(SBI_EXT_PMU_SNAPSHOT_SET_SHMEM, (unsigned long)shmem, 0, 0, 0, 0),
 		     SBI_SUCCESS);
 	a = cfg(fw_mask, SBI_PMU_CFG_FLAG_CLEAR_VALUE | SBI_PMU_CFG_FLAG_AUTO_START,
 		EV_FW(SBI_PMU_FW_SET_TIMER));
@@ -190,7 +191,8 @@ void gt_main(unsigned long hartid, const void *fdt)
 	GT_CHECK_SBI("stop-stopped", pmu(SBI_EXT_PMU_COUNTER_STOP, (unsigned long)f, 1, 0, 0, 0),
 		     SBI_SUCCESS);
 	/* f's value now only depends on the DTLB misses between start and stop */
-	r = pmu(SBI_EXT_PMU_COUNTER_STOP, (unsigned long)f, 1, SBI_PMU_STOP_FLAG_TAKE_SNAPSHOT, 0, 0);
+	r = pmu(SBI_EXT_PMU_COUNTER_STOP, (unsigned long)f, 1, SBI_PMU_STOP_FLAG_TAKE_SNAPSHOT, 0,
+		0);
 	unsigned long f_value = shmem[1];
 
 	GT_CHECK_GE("stopped-value", f_value, STOP_VALUE);
@@ -241,8 +243,9 @@ void gt_main(unsigned long hartid, const void *fdt)
 			for (unsigned long i = 2; i < 512; i++)
 				if (shmem[i] != pattern(i)) {
 					if (bad_snap++ < 5)
-						gt_printf("fuzz-victim: snapshot word %lu changed\n",
-							  i);
+						gt_printf(
+							"fuzz-victim: snapshot word %lu changed\n",
+							i);
 					shmem[i] = pattern(i);
 				}
 		}
@@ -261,8 +264,9 @@ void gt_main(unsigned long hartid, const void *fdt)
 		bad_canary++;
 	GT_CHECK_EQ("ram-canary-intact", bad_canary, 0);
 	GT_CHECK_EQ("fdt-intact", fdt_sum(fdt), sum0);
-	GT_CHECK_SBI("release-all",
-		     pmu(SBI_EXT_PMU_COUNTER_STOP, 0, hw_mask | fw_mask, SBI_PMU_STOP_FLAG_RESET, 0, 0),
-		     SBI_ERR_ALREADY_STOPPED);
+	GT_CHECK_SBI(
+		"release-all",
+		pmu(SBI_EXT_PMU_COUNTER_STOP, 0, hw_mask | fw_mask, SBI_PMU_STOP_FLAG_RESET, 0, 0),
+		SBI_ERR_ALREADY_STOPPED);
 	gt_exit();
 }

@@ -962,6 +962,19 @@ static void test_exclusive_event_evicts_other(void **state)
 	vpmu_global_init();
 }
 
+/* A wrap the host did not flag (QEMU without icount) is still an overflow */
+static void test_unflagged_wrap_recorded_at_put(void **state)
+{
+	(void)state;
+	cfg_start(3, 1, EV_INSTR, -10UL);
+	fake.c[3].value = 7; /* wrapped, but no OF and no LCOFI */
+	vpmu_vcpu_put(v);
+	assert_int_equal(v->overflow, 1UL << 3);
+	assert_true(vpmu_take_irq(v));
+	vpmu_vcpu_load(v);
+	assert_int_equal(vpmu_ctr_value(v, 3), 7);
+}
+
 /* Disjoint counters: switching back and forth never reconfigures */
 static void test_disjoint_counters_no_reprogramming(void **state)
 {
@@ -1379,6 +1392,7 @@ int main(void)
 		T(test_put_twice_harmless),
 		T(test_disjoint_counters_no_reprogramming),
 		T(test_pending_lcofi_across_switch),
+		T(test_unflagged_wrap_recorded_at_put),
 		T(test_exclusive_event_evicts_other),
 		T(test_move_to_other_hart),
 		T(test_fw_counts_while_put),
