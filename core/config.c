@@ -103,9 +103,10 @@ static int parse_pmu(const void *fdt, int guest, struct vm_config *vc, char *err
 		return -1;
 	s = fdt_getprop(fdt, node, "firmware-counters", &len);
 	if (s) {
-		if (len < 1 || s[len - 1] != '\0' || (strcmp(s, "on") && strcmp(s, "off")))
+		if (len < 1 || s[len - 1] != '\0' ||
+		    (strcmp(s, "on") != 0 && strcmp(s, "off") != 0))
 			fail("guest %s: pmu/firmware-counters must be \"on\" or \"off\"", name);
-		pol->no_firmware = !strcmp(s, "off");
+		pol->no_firmware = strcmp(s, "off") == 0;
 	}
 	return 0;
 }
@@ -184,9 +185,10 @@ static int parse_guest(const void *fdt, int node, size_t bundle_size, struct vm_
 
 	s = fdt_getprop(fdt, node, "lcofi-injection", &len);
 	if (s) {
-		if (len < 1 || s[len - 1] != '\0' || (strcmp(s, "auto") && strcmp(s, "software")))
+		if (len < 1 || s[len - 1] != '\0' ||
+		    (strcmp(s, "auto") != 0 && strcmp(s, "software") != 0))
 			fail("guest %s: lcofi-injection must be \"auto\" or \"software\"", name);
-		vc->lcofi_software = !strcmp(s, "software");
+		vc->lcofi_software = strcmp(s, "software") == 0;
 	}
 
 	if (parse_pmu(fdt, node, vc, err, errlen))
@@ -226,7 +228,7 @@ int config_parse(const void *bundle, size_t bundle_size, struct hv_config *out, 
 		if (parse_guest(fdt, node, bundle_size, &out->vms[out->nr_vms], err, errlen))
 			return -1;
 		for (unsigned int i = 0; i < out->nr_vms; i++)
-			if (!strcmp(out->vms[i].name, out->vms[out->nr_vms].name))
+			if (strcmp(out->vms[i].name, out->vms[out->nr_vms].name) == 0)
 				fail("configuration: two guests named %s", out->vms[i].name);
 		out->nr_vms++;
 	}

@@ -34,7 +34,7 @@ static bool isa_string_has(const char *isa, const char *ext)
 	size_t n = strlen(ext);
 	const char *p;
 
-	if (strncmp(isa, "rv64", 4) && strncmp(isa, "rv32", 4))
+	if (strncmp(isa, "rv64", 4) != 0 && strncmp(isa, "rv32", 4) != 0)
 		return false;
 	if (n == 1) {
 		for (p = isa + 4; *p && *p != '_'; p++)
@@ -43,7 +43,7 @@ static bool isa_string_has(const char *isa, const char *ext)
 		return false;
 	}
 	for (p = strchr(isa, '_'); p; p = strchr(p + 1, '_'))
-		if (!strncmp(p + 1, ext, n) && (p[1 + n] == '_' || p[1 + n] == '\0'))
+		if (strncmp(p + 1, ext, n) == 0 && (p[1 + n] == '_' || p[1 + n] == '\0'))
 			return true;
 	return false;
 }
@@ -55,7 +55,7 @@ bool hostdt_isa_has(const void *fdt, int cpu, const char *ext)
 
 	if (s) {
 		for (const char *p = s; p < s + len; p += strlen(p) + 1)
-			if (!strcmp(p, ext))
+			if (strcmp(p, ext) == 0)
 				return true;
 		return false;
 	}
@@ -81,9 +81,9 @@ static int parse_cpus(const void *fdt, struct host_info *h, char *err, unsigned 
 		const char *type = fdt_getprop(fdt, node, "device_type", NULL);
 		const char *status = fdt_getprop(fdt, node, "status", NULL);
 
-		if (!type || strcmp(type, "cpu"))
+		if (!type || strcmp(type, "cpu") != 0)
 			continue;
-		if (status && strcmp(status, "okay"))
+		if (status && strcmp(status, "okay") != 0)
 			continue;
 		p = fdt_getprop(fdt, node, "reg", &len);
 		if (!p || len < 4 || h->nr_harts == HOST_HART_MAX)

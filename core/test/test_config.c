@@ -39,10 +39,22 @@ static void dt_begin(const char *compatible)
 	if (compatible)
 		OK(fdt_property_string(fdtbuf, "compatible", compatible));
 }
-static void dt_node(const char *name) { OK(fdt_begin_node(fdtbuf, name)); }
-static void dt_end(void) { OK(fdt_end_node(fdtbuf)); }
-static void dt_u32(const char *name, uint32_t v) { OK(fdt_property_u32(fdtbuf, name, v)); }
-static void dt_str(const char *name, const char *s) { OK(fdt_property_string(fdtbuf, name, s)); }
+static void dt_node(const char *name)
+{
+	OK(fdt_begin_node(fdtbuf, name));
+}
+static void dt_end(void)
+{
+	OK(fdt_end_node(fdtbuf));
+}
+static void dt_u32(const char *name, uint32_t v)
+{
+	OK(fdt_property_u32(fdtbuf, name, v));
+}
+static void dt_str(const char *name, const char *s)
+{
+	OK(fdt_property_string(fdtbuf, name, s));
+}
 static void dt_raw(const char *name, const void *p, int len)
 {
 	OK(fdt_property(fdtbuf, name, p, len));
@@ -116,7 +128,7 @@ static void parse_ok(void)
 }
 
 /* Parse the bundle, expect failure with a reason containing every substring */
-#define parse_fails(...) parse_fails_(__FILE__, __LINE__, (const char *[]){ __VA_ARGS__, NULL })
+#define parse_fails(...) parse_fails_(__FILE__, __LINE__, (const char *[]){__VA_ARGS__, NULL})
 static void parse_fails_(const char *file, int line, const char **subs)
 {
 	int r;
@@ -491,18 +503,63 @@ static void one_guest(void (*fn)(void))
 	dt_finish(3, 2 * SZ_4K);
 }
 
-static void mem_ok(void) { dt_pair("memory", 0x80000000, 64 * MiB); }
-static void img_ok(void) { dt_pair("pmuvisor,image-blob", SZ_4K, SZ_4K); }
+static void mem_ok(void)
+{
+	dt_pair("memory", 0x80000000, 64 * MiB);
+}
+static void img_ok(void)
+{
+	dt_pair("pmuvisor,image-blob", SZ_4K, SZ_4K);
+}
 
-static void g_no_vcpus(void) { mem_ok(); img_ok(); }
-static void g_vcpus_0(void) { dt_u32("vcpus", 0); mem_ok(); img_ok(); }
-static void g_vcpus_9(void) { dt_u32("vcpus", 9); mem_ok(); img_ok(); }
-static void g_vcpus_huge(void) { dt_u32("vcpus", 0xffffffff); mem_ok(); img_ok(); }
-static void g_vcpus_2cells(void) { dt_cells("vcpus", 2, 0, 1); mem_ok(); img_ok(); }
-static void g_vcpus_empty(void) { dt_raw("vcpus", NULL, 0); mem_ok(); img_ok(); }
-static void g_vcpus_string(void) { dt_str("vcpus", "seven"); mem_ok(); img_ok(); }
+static void g_no_vcpus(void)
+{
+	mem_ok();
+	img_ok();
+}
+static void g_vcpus_0(void)
+{
+	dt_u32("vcpus", 0);
+	mem_ok();
+	img_ok();
+}
+static void g_vcpus_9(void)
+{
+	dt_u32("vcpus", 9);
+	mem_ok();
+	img_ok();
+}
+static void g_vcpus_huge(void)
+{
+	dt_u32("vcpus", 0xffffffff);
+	mem_ok();
+	img_ok();
+}
+static void g_vcpus_2cells(void)
+{
+	dt_cells("vcpus", 2, 0, 1);
+	mem_ok();
+	img_ok();
+}
+static void g_vcpus_empty(void)
+{
+	dt_raw("vcpus", NULL, 0);
+	mem_ok();
+	img_ok();
+}
+static void g_vcpus_string(void)
+{
+	dt_str("vcpus", "seven");
+	mem_ok();
+	img_ok();
+}
 /* "two\0" is 4 bytes: read as one big cell */
-static void g_vcpus_string4(void) { dt_str("vcpus", "two"); mem_ok(); img_ok(); }
+static void g_vcpus_string4(void)
+{
+	dt_str("vcpus", "two");
+	mem_ok();
+	img_ok();
+}
 
 static void test_vcpus(void **state)
 {
@@ -540,7 +597,11 @@ MEM_CASE(g_mem_base_at_limit, GPA_LIMIT, 4 * MiB)
 MEM_CASE(g_mem_base_far, 1ULL << 60, 4 * MiB)
 MEM_CASE(g_mem_end_past_limit, GPA_LIMIT - 2 * MiB, 4 * MiB)
 MEM_CASE(g_mem_size_wraps, 0x80000000, 0xffffffffffe00000ULL)
-static void g_no_mem(void) { dt_u32("vcpus", 1); img_ok(); }
+static void g_no_mem(void)
+{
+	dt_u32("vcpus", 1);
+	img_ok();
+}
 static void g_mem_3cells(void)
 {
 	dt_u32("vcpus", 1);
@@ -811,7 +872,7 @@ static void test_mutations_never_crash(void **state)
 {
 	unsigned char *orig, *m;
 	size_t n;
-	static const unsigned char vals[] = { 0x00, 0xff, 0x01, 0x80, 0x7f };
+	static const unsigned char vals[] = {0x00, 0xff, 0x01, 0x80, 0x7f};
 	int ok = 0, bad = 0;
 
 	(void)state;

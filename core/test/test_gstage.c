@@ -13,9 +13,9 @@
 #include <cmocka.h>
 #include "gstage.h"
 
-#define SZ_4K 0x1000ULL
-#define SZ_2M 0x200000ULL
-#define SZ_1G 0x40000000ULL
+#define SZ_4K	  0x1000ULL
+#define SZ_2M	  0x200000ULL
+#define SZ_1G	  0x40000000ULL
 #define LEAF_BITS (PTE_U | PTE_A | PTE_D | PTE_V)
 
 static void *pages[4096];
@@ -113,8 +113,7 @@ static void test_4k_leaves_when_unaligned(void **state)
 	assert_int_equal(gstage_map(root, gpa, hpa, 3 * SZ_4K, PTE_R | PTE_W, alloc_page), 0);
 	assert_int_equal(nr_pages, 2); /* level 1 + level 0 */
 	for (int i = 0; i < 3; i++)
-		assert_int_equal(pte_at(gpa + i * SZ_4K, 0),
-				 leaf(hpa + i * SZ_4K, PTE_R | PTE_W));
+		assert_int_equal(pte_at(gpa + i * SZ_4K, 0), leaf(hpa + i * SZ_4K, PTE_R | PTE_W));
 	assert_int_equal(pte_at(gpa - SZ_4K, 0), 0);
 	assert_int_equal(pte_at(gpa + 3 * SZ_4K, 0), 0);
 	/* level-1 entry is a pointer to the level-0 table */
@@ -183,17 +182,17 @@ static void test_translate_round_trip(void **state)
 	static const struct {
 		uint64_t gpa, hpa, size;
 	} r[] = {
-		{ 0x80000000, 0x100000000, 64 * SZ_2M },
-		{ 0x10000000, 0x200003000, 37 * SZ_4K },
-		{ 0x1ffffe00000, 0x300000000, SZ_2M }, /* last 2 MiB below 2^41 */
-		{ 0x40000000, 0x7fe00000, SZ_2M + 5 * SZ_4K },
+		{0x80000000, 0x100000000, 64 * SZ_2M},
+		{0x10000000, 0x200003000, 37 * SZ_4K},
+		{0x1ffffe00000, 0x300000000, SZ_2M}, /* last 2 MiB below 2^41 */
+		{0x40000000, 0x7fe00000, SZ_2M + 5 * SZ_4K},
 	};
 	unsigned int seed = 12345;
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(r) / sizeof(r[0]); i++)
-		assert_int_equal(gstage_map(root, r[i].gpa, r[i].hpa, r[i].size, PTE_RWX, alloc_page),
-				 0);
+		assert_int_equal(
+			gstage_map(root, r[i].gpa, r[i].hpa, r[i].size, PTE_RWX, alloc_page), 0);
 	for (size_t i = 0; i < sizeof(r) / sizeof(r[0]); i++) {
 		assert_int_equal(gstage_translate(root, r[i].gpa), r[i].hpa);
 		assert_int_equal(gstage_translate(root, r[i].gpa + r[i].size - 1),
@@ -272,7 +271,8 @@ static void test_bad_arguments(void **state)
 			 -1);
 	assert_int_equal(gstage_map(root, 0x80000000, 0x80000000, SZ_4K, PTE_R | PTE_U, alloc_page),
 			 -1);
-	assert_int_equal(gstage_map(root, 0x80000000, 0x80000000, SZ_4K, 1UL << 63, alloc_page), -1);
+	assert_int_equal(gstage_map(root, 0x80000000, 0x80000000, SZ_4K, 1UL << 63, alloc_page),
+			 -1);
 	/* beyond the 2^41 guest-physical space */
 	assert_int_equal(gstage_map(root, lim, 0x80000000, SZ_4K, PTE_RWX, alloc_page), -1);
 	assert_int_equal(gstage_map(root, lim - SZ_4K, 0x80000000, 2 * SZ_4K, PTE_RWX, alloc_page),
@@ -280,12 +280,12 @@ static void test_bad_arguments(void **state)
 	assert_int_equal(gstage_map(root, lim - SZ_2M, 0x80000000, 2 * SZ_2M, PTE_RWX, alloc_page),
 			 -1);
 	/* gpa + size wraps around */
-	assert_int_equal(gstage_map(root, 0xfffffffffffff000ULL, 0x80000000, 2 * SZ_4K, PTE_RWX,
-				    alloc_page),
-			 -1);
-	assert_int_equal(gstage_map(root, SZ_4K, 0x80000000, 0xfffffffffffff000ULL, PTE_RWX,
-				    alloc_page),
-			 -1);
+	assert_int_equal(
+		gstage_map(root, 0xfffffffffffff000ULL, 0x80000000, 2 * SZ_4K, PTE_RWX, alloc_page),
+		-1);
+	assert_int_equal(
+		gstage_map(root, SZ_4K, 0x80000000, 0xfffffffffffff000ULL, PTE_RWX, alloc_page),
+		-1);
 	/* no root */
 	assert_int_equal(gstage_map(NULL, 0x80000000, 0x80000000, SZ_4K, PTE_RWX, alloc_page), -1);
 	/* none of this touched the tables */
@@ -320,7 +320,8 @@ static void test_alloc_failure(void **state)
 	assert_int_equal(gstage_map(root, 0x80000000, 0x80000000, SZ_4K, PTE_RWX, alloc_page), 0);
 	assert_int_equal(nr_pages, 2);
 	budget = 0;
-	assert_int_equal(gstage_map(root, 0x80001000, 0x80001000, 8 * SZ_4K, PTE_RWX, alloc_page), 0);
+	assert_int_equal(gstage_map(root, 0x80001000, 0x80001000, 8 * SZ_4K, PTE_RWX, alloc_page),
+			 0);
 	assert_int_equal(nr_pages, 2);
 	assert_int_equal(gstage_translate(root, 0x80008000), 0x80008000);
 	/* and with NULL alloc when no table is needed */
@@ -346,9 +347,9 @@ static void test_small_page_inside_huge_leaf_fails(void **state)
 static void test_hpa_wrap_accepted(void **state)
 {
 	(void)state;
-	assert_int_equal(gstage_map(root, 0x80000000, 0xfffffffffffff000ULL, 2 * SZ_4K, PTE_RWX,
-				    alloc_page),
-			 -1);
+	assert_int_equal(
+		gstage_map(root, 0x80000000, 0xfffffffffffff000ULL, 2 * SZ_4K, PTE_RWX, alloc_page),
+		-1);
 }
 
 /*

@@ -11,7 +11,7 @@
 
 struct mm host_mm; /* declared extern by mm.h */
 
-#define MiB (1ULL << 20)
+#define MiB  (1ULL << 20)
 #define BASE 0x80000000ULL
 
 struct rng {
@@ -28,7 +28,7 @@ static int cmp_rng(const void *a, const void *b)
 /* The free ranges must be exactly `want` (any order in the table) */
 static void expect_ranges(const struct mm *mm, const struct rng *want, unsigned int n)
 {
-	struct rng got[MM_RANGES_MAX];
+	struct rng got[MM_RANGES_MAX] = {0};
 
 	assert_int_equal(mm->nr, n);
 	for (unsigned int i = 0; i < n; i++) {
@@ -49,7 +49,7 @@ static void test_init(void **state)
 	(void)state;
 	memset(&mm, 0xa5, sizeof(mm));
 	mm_init(&mm, BASE, 128 * MiB);
-	expect_ranges(&mm, (struct rng[]){ { BASE, BASE + 128 * MiB } }, 1);
+	expect_ranges(&mm, (struct rng[]){{BASE, BASE + 128 * MiB}}, 1);
 	assert_int_equal(mm_free_bytes(&mm), 128 * MiB);
 }
 
@@ -61,8 +61,7 @@ static void test_reserve_split(void **state)
 	mm_init(&mm, BASE, 16 * MiB);
 	assert_int_equal(mm_reserve(&mm, BASE + 4 * MiB, 2 * MiB), 0);
 	expect_ranges(&mm,
-		      (struct rng[]){ { BASE, BASE + 4 * MiB }, { BASE + 6 * MiB, BASE + 16 * MiB } },
-		      2);
+		      (struct rng[]){{BASE, BASE + 4 * MiB}, {BASE + 6 * MiB, BASE + 16 * MiB}}, 2);
 	assert_int_equal(mm_free_bytes(&mm), 14 * MiB);
 }
 
@@ -74,17 +73,16 @@ static void test_reserve_trim_head_and_tail(void **state)
 	mm_init(&mm, BASE, 16 * MiB);
 	/* overlapping the start, from below it */
 	assert_int_equal(mm_reserve(&mm, BASE - MiB, 3 * MiB), 0);
-	expect_ranges(&mm, (struct rng[]){ { BASE + 2 * MiB, BASE + 16 * MiB } }, 1);
+	expect_ranges(&mm, (struct rng[]){{BASE + 2 * MiB, BASE + 16 * MiB}}, 1);
 	/* exactly at the start */
 	assert_int_equal(mm_reserve(&mm, BASE + 2 * MiB, 0x1000), 0);
-	expect_ranges(&mm, (struct rng[]){ { BASE + 2 * MiB + 0x1000, BASE + 16 * MiB } }, 1);
+	expect_ranges(&mm, (struct rng[]){{BASE + 2 * MiB + 0x1000, BASE + 16 * MiB}}, 1);
 	/* overlapping the end, past it */
 	assert_int_equal(mm_reserve(&mm, BASE + 15 * MiB, 4 * MiB), 0);
-	expect_ranges(&mm, (struct rng[]){ { BASE + 2 * MiB + 0x1000, BASE + 15 * MiB } }, 1);
+	expect_ranges(&mm, (struct rng[]){{BASE + 2 * MiB + 0x1000, BASE + 15 * MiB}}, 1);
 	/* exactly at the end */
 	assert_int_equal(mm_reserve(&mm, BASE + 15 * MiB - 0x1000, 0x1000), 0);
-	expect_ranges(&mm, (struct rng[]){ { BASE + 2 * MiB + 0x1000, BASE + 15 * MiB - 0x1000 } },
-		      1);
+	expect_ranges(&mm, (struct rng[]){{BASE + 2 * MiB + 0x1000, BASE + 15 * MiB - 0x1000}}, 1);
 	assert_int_equal(mm_free_bytes(&mm), 13 * MiB - 0x2000);
 }
 
@@ -94,10 +92,10 @@ static void test_reserve_outside_is_noop(void **state)
 
 	(void)state;
 	mm_init(&mm, BASE, 16 * MiB);
-	assert_int_equal(mm_reserve(&mm, 0, BASE), 0); /* ends exactly at base */
+	assert_int_equal(mm_reserve(&mm, 0, BASE), 0);		    /* ends exactly at base */
 	assert_int_equal(mm_reserve(&mm, BASE + 16 * MiB, MiB), 0); /* starts at end */
 	assert_int_equal(mm_reserve(&mm, 0x1000000000ULL, MiB), 0);
-	expect_ranges(&mm, (struct rng[]){ { BASE, BASE + 16 * MiB } }, 1);
+	expect_ranges(&mm, (struct rng[]){{BASE, BASE + 16 * MiB}}, 1);
 	/* zero-sized reservations remove nothing */
 	assert_int_equal(mm_reserve(&mm, BASE, 0), 0);
 	assert_int_equal(mm_reserve(&mm, BASE + 16 * MiB, 0), 0);
@@ -131,10 +129,10 @@ static void test_reserve_across_ranges(void **state)
 
 	/* trims [0,1), swallows [2,3) [4,5) [6,7), trims [8,9) */
 	assert_int_equal(mm_reserve(&mm, BASE + MiB / 2, 8 * MiB), 0);
-	expect_ranges(&mm,
-		      (struct rng[]){ { BASE, BASE + MiB / 2 },
-				      { BASE + 8 * MiB + MiB / 2, BASE + 9 * MiB } },
-		      2);
+	expect_ranges(
+		&mm,
+		(struct rng[]){{BASE, BASE + MiB / 2}, {BASE + 8 * MiB + MiB / 2, BASE + 9 * MiB}},
+		2);
 	assert_int_equal(mm_free_bytes(&mm), MiB);
 }
 
@@ -161,7 +159,7 @@ static void test_reserve_overflowing_size(void **state)
 	mm_init(&mm, BASE, 16 * MiB);
 	/* base + size wraps: treated as reaching the top of the address space */
 	assert_int_equal(mm_reserve(&mm, BASE + 8 * MiB, UINT64_MAX), 0);
-	expect_ranges(&mm, (struct rng[]){ { BASE, BASE + 8 * MiB } }, 1);
+	expect_ranges(&mm, (struct rng[]){{BASE, BASE + 8 * MiB}}, 1);
 }
 
 static void test_reserve_slot_exhaustion(void **state)
@@ -204,7 +202,7 @@ static void test_alloc_top_down(void **state)
 	assert_int_equal(mm_alloc(&mm, 0x1000, 0x1000), top - 0x1000);
 	assert_int_equal(mm_alloc(&mm, 0x1000, 0x1000), top - 0x2000);
 	assert_int_equal(mm_alloc(&mm, 0x3000, 0x1000), top - 0x5000);
-	expect_ranges(&mm, (struct rng[]){ { BASE, top - 0x5000 } }, 1);
+	expect_ranges(&mm, (struct rng[]){{BASE, top - 0x5000}}, 1);
 	assert_int_equal(mm_free_bytes(&mm), 16 * MiB - 0x5000);
 }
 
@@ -219,9 +217,7 @@ static void test_alloc_alignment(void **state)
 	/* 2 MiB aligned: the highest 2 MiB boundary that leaves room below top-4K */
 	a = mm_alloc(&mm, 2 * MiB, 2 * MiB);
 	assert_int_equal(a, BASE + 12 * MiB);
-	expect_ranges(&mm,
-		      (struct rng[]){ { BASE, BASE + 12 * MiB },
-				      { BASE + 14 * MiB, top - 0x1000 } },
+	expect_ranges(&mm, (struct rng[]){{BASE, BASE + 12 * MiB}, {BASE + 14 * MiB, top - 0x1000}},
 		      2);
 	/* a small allocation goes to the highest place: the tail above */
 	assert_int_equal(mm_alloc(&mm, 0x1000, 0x4000), top - 0x4000);
@@ -278,7 +274,7 @@ static void test_alloc_alignment_does_not_fit(void **state)
 	assert_int_equal(mm_free_bytes(&mm), 0x2000);
 	/* 8 KiB aligned fits: BASE+8K */
 	assert_int_equal(mm_alloc(&mm, 0x1000, 0x2000), BASE + 0x2000);
-	expect_ranges(&mm, (struct rng[]){ { BASE + 0x1000, BASE + 0x2000 } }, 1);
+	expect_ranges(&mm, (struct rng[]){{BASE + 0x1000, BASE + 0x2000}}, 1);
 }
 
 static void test_alloc_bad_arguments(void **state)

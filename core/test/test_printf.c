@@ -202,8 +202,20 @@ static void test_vsnprintf_many_args(void **state)
 /* Cross-check with the C library for the conversions both implement alike */
 static void test_matches_libc(void **state)
 {
-	static const long vals[] = { 0, 1, -1, 9, 10, -10, 255, 4096, -65536, 2147483647L,
-				     -2147483648L, LONG_MAX, LONG_MIN, 0x123456789abcdefL };
+	static const long vals[] = {0,
+				    1,
+				    -1,
+				    9,
+				    10,
+				    -10,
+				    255,
+				    4096,
+				    -65536,
+				    2147483647L,
+				    -2147483648L,
+				    LONG_MAX,
+				    LONG_MIN,
+				    0x123456789abcdefL};
 	char a[160], b[160];
 
 	(void)state;
@@ -211,11 +223,10 @@ static void test_matches_libc(void **state)
 		long v = vals[i];
 
 		snprintf(a, sizeof(a), "%ld|%lu|%lx|%lX|%20ld|%18lx|%018lx", v, (unsigned long)v,
-			 (unsigned long)v, (unsigned long)v, v, (unsigned long)v,
-			 (unsigned long)v);
-		hv_snprintf(b, sizeof(b), "%ld|%lu|%lx|%lX|%20ld|%18lx|%018lx", v,
-			    (unsigned long)v, (unsigned long)v, (unsigned long)v, v,
-			    (unsigned long)v, (unsigned long)v);
+			 (unsigned long)v, (unsigned long)v, v, (unsigned long)v, (unsigned long)v);
+		hv_snprintf(b, sizeof(b), "%ld|%lu|%lx|%lX|%20ld|%18lx|%018lx", v, (unsigned long)v,
+			    (unsigned long)v, (unsigned long)v, v, (unsigned long)v,
+			    (unsigned long)v);
 		assert_string_equal(b, a);
 		snprintf(a, sizeof(a), "%d|%u|%x|%08x|%7u", (int)v, (unsigned int)v,
 			 (unsigned int)v, (unsigned int)v, (unsigned int)v);

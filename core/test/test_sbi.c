@@ -26,18 +26,18 @@ static struct {
 } last;
 
 #define STUB_EXT(var, min, max, nm, probe_fn)                                                      \
-	static struct sbi_ret var##_handler(struct vcpu *vcpu, unsigned long eid,              \
-					    unsigned long fid, const unsigned long args[6])    \
-	{                                                                                      \
-		last.ext = nm;                                                                 \
-		last.vcpu = vcpu;                                                              \
-		last.eid = eid;                                                                \
-		last.fid = fid;                                                                \
-		memcpy(last.args, args, sizeof(last.args));                                    \
-		last.calls++;                                                                  \
-		return (struct sbi_ret){ 0, 0x5000 + (unsigned long)fid };                     \
-	}                                                                                      \
-	const struct sbi_ext var = { min, max, nm, var##_handler, probe_fn }
+	static struct sbi_ret var##_handler(struct vcpu *vcpu, unsigned long eid,                  \
+					    unsigned long fid, const unsigned long args[6])        \
+	{                                                                                          \
+		last.ext = nm;                                                                     \
+		last.vcpu = vcpu;                                                                  \
+		last.eid = eid;                                                                    \
+		last.fid = fid;                                                                    \
+		memcpy(last.args, args, sizeof(last.args));                                        \
+		last.calls++;                                                                      \
+		return (struct sbi_ret){0, 0x5000 + (unsigned long)fid};                           \
+	}                                                                                          \
+	const struct sbi_ext var = {min, max, nm, var##_handler, probe_fn}
 
 static long pmu_probe_value;
 static long pmu_probe(struct vcpu *vcpu)
@@ -93,19 +93,11 @@ static void test_find_known(void **state)
 		unsigned long eid;
 		const char *name;
 	} k[] = {
-		{ 0x00, "legacy" },
-		{ 0x01, "legacy" },
-		{ 0x02, "legacy" },
-		{ 0x03, "legacy" },
-		{ 0x08, "legacy-shutdown" },
-		{ SBI_EXT_BASE, "base" },
-		{ SBI_EXT_TIME, "time" },
-		{ SBI_EXT_IPI, "ipi" },
-		{ SBI_EXT_RFENCE, "rfence" },
-		{ SBI_EXT_HSM, "hsm" },
-		{ SBI_EXT_SRST, "srst" },
-		{ SBI_EXT_DBCN, "dbcn" },
-		{ SBI_EXT_PMU, "pmu" },
+		{0x00, "legacy"},	{0x01, "legacy"},	   {0x02, "legacy"},
+		{0x03, "legacy"},	{0x08, "legacy-shutdown"}, {SBI_EXT_BASE, "base"},
+		{SBI_EXT_TIME, "time"}, {SBI_EXT_IPI, "ipi"},	   {SBI_EXT_RFENCE, "rfence"},
+		{SBI_EXT_HSM, "hsm"},	{SBI_EXT_SRST, "srst"},	   {SBI_EXT_DBCN, "dbcn"},
+		{SBI_EXT_PMU, "pmu"},
 	};
 
 	(void)state;
@@ -124,17 +116,39 @@ static void test_find_unknown(void **state)
 {
 	static const unsigned long eids[] = {
 		/* legacy calls with a hart-mask pointer are not offered */
-		0x04, 0x05, 0x06, 0x07,
+		0x04,
+		0x05,
+		0x06,
+		0x07,
 		/* gaps around the known IDs */
-		0x09, 0x0f, 0x11, SBI_EXT_TIME - 1, SBI_EXT_TIME + 1, SBI_EXT_IPI + 1,
-		SBI_EXT_RFENCE + 1, SBI_EXT_HSM - 1, SBI_EXT_SRST + 1, SBI_EXT_DBCN - 1,
+		0x09,
+		0x0f,
+		0x11,
+		SBI_EXT_TIME - 1,
+		SBI_EXT_TIME + 1,
+		SBI_EXT_IPI + 1,
+		SBI_EXT_RFENCE + 1,
+		SBI_EXT_HSM - 1,
+		SBI_EXT_SRST + 1,
+		SBI_EXT_DBCN - 1,
 		SBI_EXT_PMU + 1,
 		/* extensions of the spec that pmuvisor does not implement */
-		0x53555350 /* SUSP */, 0x43505043 /* CPPC */, 0x4E41434C /* NACL */,
-		0x535441 /* STA */, 0x535345 /* SSE */, 0x46574654 /* FWFT */,
+		0x53555350 /* SUSP */,
+		0x43505043 /* CPPC */,
+		0x4E41434C /* NACL */,
+		0x535441 /* STA */,
+		0x535345 /* SSE */,
+		0x46574654 /* FWFT */,
 		/* experimental, vendor and firmware ranges */
-		0x08000000, 0x08ffffff, 0x09000000, 0x09ffffff, 0x0a000000, 0x0affffff,
-		0xffffffff, 0x100000010, ~0UL,
+		0x08000000,
+		0x08ffffff,
+		0x09000000,
+		0x09ffffff,
+		0x0a000000,
+		0x0affffff,
+		0xffffffff,
+		0x100000010,
+		~0UL,
 	};
 
 	(void)state;
@@ -163,7 +177,7 @@ static void test_dispatch_unknown(void **state)
 
 static void test_dispatch_passes_everything(void **state)
 {
-	const unsigned long args[6] = { 1, 2, 3, 4, 5, 0xdeadbeefcafeUL };
+	const unsigned long args[6] = {1, 2, 3, 4, 5, 0xdeadbeefcafeUL};
 	struct vcpu *vcpu = (struct vcpu *)(uintptr_t)0x1000; /* opaque to sbi.c */
 	struct sbi_ret r;
 
@@ -194,9 +208,9 @@ static void test_dispatch_every_stub(void **state)
 		unsigned long eid;
 		const char *name;
 	} k[] = {
-		{ SBI_EXT_TIME, "time" }, { SBI_EXT_IPI, "ipi" },   { SBI_EXT_HSM, "hsm" },
-		{ SBI_EXT_SRST, "srst" }, { SBI_EXT_DBCN, "dbcn" }, { SBI_EXT_PMU, "pmu" },
-		{ 0x00, "legacy" },	  { 0x03, "legacy" },
+		{SBI_EXT_TIME, "time"}, {SBI_EXT_IPI, "ipi"},	{SBI_EXT_HSM, "hsm"},
+		{SBI_EXT_SRST, "srst"}, {SBI_EXT_DBCN, "dbcn"}, {SBI_EXT_PMU, "pmu"},
+		{0x00, "legacy"},	{0x03, "legacy"},
 	};
 
 	(void)state;
@@ -211,7 +225,7 @@ static void test_dispatch_every_stub(void **state)
 /* ---- BASE through the real handler (core/sbi_base.c) ---- */
 static struct sbi_ret base(unsigned long fid, unsigned long arg0)
 {
-	const unsigned long args[6] = { arg0 };
+	const unsigned long args[6] = {arg0};
 
 	return sbi_dispatch(NULL, SBI_EXT_BASE, fid, args);
 }
@@ -239,11 +253,11 @@ static void test_base_versions(void **state)
 
 static void test_base_probe(void **state)
 {
-	static const unsigned long present[] = { 0x00, 0x01, 0x02, 0x03, 0x08, SBI_EXT_BASE,
-						 SBI_EXT_TIME, SBI_EXT_IPI, SBI_EXT_RFENCE,
-						 SBI_EXT_HSM, SBI_EXT_SRST, SBI_EXT_DBCN };
-	static const unsigned long absent[] = { 0x04, 0x05, 0x06, 0x07, 0x09, 0x11,
-						0x53555350, 0x0a000000, ~0UL };
+	static const unsigned long present[] = {
+		0x00,	      0x01,	   0x02,	   0x03,	0x08,	      SBI_EXT_BASE,
+		SBI_EXT_TIME, SBI_EXT_IPI, SBI_EXT_RFENCE, SBI_EXT_HSM, SBI_EXT_SRST, SBI_EXT_DBCN};
+	static const unsigned long absent[] = {0x04, 0x05,	 0x06,	     0x07, 0x09,
+					       0x11, 0x53555350, 0x0a000000, ~0UL};
 	struct sbi_ret r;
 
 	(void)state;
@@ -270,14 +284,13 @@ static void test_base_probe(void **state)
 
 static void test_base_machine_ids_from_host(void **state)
 {
-	static const unsigned long fids[] = { SBI_EXT_BASE_GET_MVENDORID,
-					      SBI_EXT_BASE_GET_MARCHID,
-					      SBI_EXT_BASE_GET_MIMPID };
+	static const unsigned long fids[] = {SBI_EXT_BASE_GET_MVENDORID, SBI_EXT_BASE_GET_MARCHID,
+					     SBI_EXT_BASE_GET_MIMPID};
 	struct sbi_ret r;
 
 	(void)state;
 	for (size_t i = 0; i < 3; i++) {
-		host.ret = (struct sbi_ret){ 0, 0x489 + i };
+		host.ret = (struct sbi_ret){0, 0x489 + i};
 		r = base(fids[i], 0);
 		assert_int_equal(r.error, 0);
 		assert_int_equal(r.value, 0x489 + i);
@@ -286,7 +299,7 @@ static void test_base_machine_ids_from_host(void **state)
 	}
 	assert_int_equal(host.calls, 3);
 	/* a host error reads as 0, not as an error to the guest */
-	host.ret = (struct sbi_ret){ SBI_ERR_NOT_SUPPORTED, 0x1234 };
+	host.ret = (struct sbi_ret){SBI_ERR_NOT_SUPPORTED, 0x1234};
 	r = base(SBI_EXT_BASE_GET_MARCHID, 0);
 	assert_int_equal(r.error, 0);
 	assert_int_equal(r.value, 0);
@@ -295,7 +308,7 @@ static void test_base_machine_ids_from_host(void **state)
 /* ---- sbi_hartmask_resolve ---- */
 static void test_hartmask_all(void **state)
 {
-	struct vm vm = { .nr_vcpus = 4 };
+	struct vm vm = {.nr_vcpus = 4};
 	unsigned long v = 0x55;
 
 	(void)state;
@@ -316,7 +329,7 @@ static void test_hartmask_all(void **state)
 
 static void test_hartmask_select(void **state)
 {
-	struct vm vm = { .nr_vcpus = 4 };
+	struct vm vm = {.nr_vcpus = 4};
 	unsigned long v;
 
 	(void)state;
@@ -346,7 +359,7 @@ static void test_hartmask_select(void **state)
 
 static void test_hartmask_invalid(void **state)
 {
-	struct vm vm = { .nr_vcpus = 4 };
+	struct vm vm = {.nr_vcpus = 4};
 	unsigned long v;
 
 	(void)state;
@@ -373,16 +386,11 @@ static void test_hartmask_invalid(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		T(test_find_known),
-		T(test_find_unknown),
-		T(test_dispatch_unknown),
-		T(test_dispatch_passes_everything),
-		T(test_dispatch_every_stub),
-		T(test_base_versions),
-		T(test_base_probe),
-		T(test_base_machine_ids_from_host),
-		T(test_hartmask_all),
-		T(test_hartmask_select),
+		T(test_find_known),	     T(test_find_unknown),
+		T(test_dispatch_unknown),    T(test_dispatch_passes_everything),
+		T(test_dispatch_every_stub), T(test_base_versions),
+		T(test_base_probe),	     T(test_base_machine_ids_from_host),
+		T(test_hartmask_all),	     T(test_hartmask_select),
 		T(test_hartmask_invalid),
 	};
 

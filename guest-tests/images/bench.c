@@ -27,6 +27,7 @@
  * tools/bench.py computes the switch cost from both, as bench_switch() does.
  */
 #include "gt.h"
+#include "pmu.h"
 
 GT_IMAGE("bench");
 
@@ -37,12 +38,11 @@ GT_IMAGE("bench");
 #define N_CSR 200000UL
 #endif
 #define MAX_SEQ	  2
-#define EV_FW(x)  ((SBI_PMU_EVENT_TYPE_FW << 16) | (x))
 #define EV_INSTR  SBI_PMU_HW_INSTRUCTIONS
 #define EV_CYCLES SBI_PMU_HW_CPU_CYCLES
 
-static unsigned long ipt; /* instructions per tick: 1e9 / timebase */
-static unsigned long num_counters, hw_mask, fw_mask;
+static unsigned long ipt;	/* instructions per tick: 1e9 / timebase */
+static struct gt_pmu_layout pl; /* NUM_COUNTERS and COUNTER_GET_INFO */
 
 /* ---------------------------------------------------------- exact timing */
 
@@ -51,13 +51,15 @@ static uint64_t edge_begin(void)
 {
 	unsigned long t0, t1;
 
-	do {
+	for (;;) {
 		asm volatile("rdtime %0\n"
 			     "1:	rdtime %1\n"
 			     "	beq %1, %0, 1b\n"
 			     : "=&r"(t0), "=&r"(t1)::"memory");
-	} while (t1 != t0 + 1); /* a vCPU switch inside the spin: try again */
-	return t1;
+		if (t1 == t0 + 1)
+			return t1;
+		/* a vCPU switch inside the spin: try again */
+	}
 }
 
 static int inexact; /* an end spin was interrupted by a vCPU switch */
@@ -216,33 +218,18 @@ static void bench_csr(const char *name, csr_fn fn, unsigned long n)
 	}
 #define PMU(f, x0, x1, x2, x3, x4) CALL(SBI_EXT_PMU, f, x0, x1, x2, x3, x4)
 
-static struct sbi_ret pmu(unsigned long fid, unsigned long a0, unsigned long a1, unsigned long a2,
-			  unsigned long a3, unsigned long a4)
-{
-	return gt_sbi_call(SBI_EXT_PMU, fid, a0, a1, a2, a3, a4, 0);
-}
-
 /* Configure `event` on exactly counter idx; returns the SBI error */
 static long cfg_on(unsigned long idx, unsigned long event)
 {
-	struct sbi_ret r = pmu(SBI_EXT_PMU_COUNTER_CFG_MATCH, idx, 1, 0, event, 0);
+	struct sbi_ret r = gt_pmu_cfg(idx, 1, 0, event, 0);
 
 	if (!r.error && r.value != idx)
 		return -100;
 	return r.error;
 }
 
-static long release(unsigned long idx)
-{
-	return pmu(SBI_EXT_PMU_COUNTER_STOP, idx, 1, SBI_PMU_STOP_FLAG_RESET, 0, 0).error;
-}
-
 static uint8_t snapshot_page[4096] __attribute__((aligned(4096)));
-static struct {
-	uint32_t event_idx;
-	uint32_t output;
-	uint64_t event_data;
-} event_info[4] __attribute__((aligned(16)));
+static struct gt_pmu_event_info event_info[4] __attribute__((aligned(16)));
 
 static void bench_sbi(void)
 {
@@ -260,11 +247,10 @@ static void bench_sbi(void)
 	bench_seq("pmu_counter_get_info", c, 1, N_CALLS);
 
 	/* Linux's way: any hardware counter for instructions, then stop with RESET */
-	r = pmu(SBI_EXT_PMU_COUNTER_CFG_MATCH, 0, hw_mask, SBI_PMU_CFG_FLAG_CLEAR_VALUE, EV_INSTR,
-		0);
+	r = gt_pmu_cfg(0, pl.hw_mask, SBI_PMU_CFG_FLAG_CLEAR_VALUE, EV_INSTR, 0);
 	if (!r.error)
-		release(r.value);
-	c[0] = PMU(SBI_EXT_PMU_COUNTER_CFG_MATCH, 0, hw_mask, SBI_PMU_CFG_FLAG_CLEAR_VALUE,
+		gt_pmu_release(r.value);
+	c[0] = PMU(SBI_EXT_PMU_COUNTER_CFG_MATCH, 0, pl.hw_mask, SBI_PMU_CFG_FLAG_CLEAR_VALUE,
 		   EV_INSTR, 0);
 	c[1] = PMU(SBI_EXT_PMU_COUNTER_STOP, r.error ? 3 : r.value, 1, SBI_PMU_STOP_FLAG_RESET, 0,
 		   0);
@@ -285,12 +271,12 @@ static void bench_sbi(void)
 	 * value: what the lazy vCPU switch asks of the host for 8 resident
 	 * counters (vpmu_vcpu_put: masked stop; vpmu_vcpu_load: masked start)
 	 */
-	release(3);
+	gt_pmu_release(3);
 	{
 		unsigned long mask = 0, nm = 0, err = 0;
 
 		for (unsigned long i = 3; i <= 10; i++)
-			if ((hw_mask >> i) & 1) {
+			if ((pl.hw_mask >> i) & 1) {
 				if (cfg_on(i, EV_INSTR))
 					err = 1;
 				mask |= 1UL << (i - 3);
@@ -306,7 +292,7 @@ static void bench_sbi(void)
 				nm, err);
 		}
 		for (unsigned long i = 3; i <= 10; i++)
-			release(i);
+			gt_pmu_release(i);
 		/* and the same for the one counter 3 */
 		cfg_on(3, EV_INSTR);
 		c[0] = PMU(SBI_EXT_PMU_COUNTER_START, 3, 1, 0, 0, 0);
@@ -315,49 +301,49 @@ static void bench_sbi(void)
 	}
 
 	/* counter CSR reads: started counter (direct on pmuvisor) */
-	pmu(SBI_EXT_PMU_COUNTER_START, 3, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, 0, 0);
+	gt_pmu_start(3, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, 0);
 	bench_csr("csr_read_hpmcounter_started", bench_csr_hpm3, N_CSR);
-	pmu(SBI_EXT_PMU_COUNTER_STOP, 3, 1, 0, 0, 0);
+	gt_pmu_stop(3, 1, 0);
 	bench_csr("csr_read_hpmcounter_stopped", bench_csr_hpm3, N_CSR);
 	/* configured, never started since: pmuvisor traps and emulates the read */
-	release(3);
+	gt_pmu_release(3);
 	cfg_on(3, EV_INSTR);
 	bench_csr("csr_read_hpmcounter_configured", bench_csr_hpm3, N_CALLS);
-	release(3);
+	gt_pmu_release(3);
 	/* fixed counters, started */
 	if (!cfg_on(0, EV_CYCLES)) {
-		pmu(SBI_EXT_PMU_COUNTER_START, 0, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, 0, 0);
+		gt_pmu_start(0, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, 0);
 		bench_csr("csr_read_cycle_started", bench_csr_cycle, N_CSR);
-		release(0);
+		gt_pmu_release(0);
 	}
 	if (!cfg_on(2, EV_INSTR)) {
-		pmu(SBI_EXT_PMU_COUNTER_START, 2, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, 0, 0);
+		gt_pmu_start(2, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, 0);
 		bench_csr("csr_read_instret_started", bench_csr_instret, N_CSR);
-		release(2);
+		gt_pmu_release(2);
 	}
 	bench_csr("csr_read_time", bench_csr_time, N_CSR);
 
 	/* firmware counter read */
-	r = pmu(SBI_EXT_PMU_COUNTER_CFG_MATCH, 0, fw_mask, SBI_PMU_CFG_FLAG_CLEAR_VALUE,
-		EV_FW(SBI_PMU_FW_SET_TIMER), 0);
+	r = gt_pmu_cfg(0, pl.fw_mask, SBI_PMU_CFG_FLAG_CLEAR_VALUE,
+		       GT_PMU_EV_FW(SBI_PMU_FW_SET_TIMER), 0);
 	fw = r.error ? -1 : (long)r.value;
 	if (fw >= 0)
-		pmu(SBI_EXT_PMU_COUNTER_START, (unsigned long)fw, 1, 0, 0, 0);
+		gt_pmu_start((unsigned long)fw, 1, 0, 0);
 	c[0] = PMU(SBI_EXT_PMU_COUNTER_FW_READ, (unsigned long)fw, 0, 0, 0, 0);
 	bench_seq("pmu_fw_read", c, 1, N_CALLS);
 	if (fw >= 0)
-		release((unsigned long)fw);
+		gt_pmu_release((unsigned long)fw);
 
 	/* snapshot area: set (pmuvisor zeroes the 4 KiB), then disable */
 	c[0] = PMU(SBI_EXT_PMU_SNAPSHOT_SET_SHMEM, (unsigned long)snapshot_page, 0, 0, 0, 0);
 	bench_seq("pmu_snapshot_set_shmem", c, 1, N_CALLS);
-	pmu(SBI_EXT_PMU_SNAPSHOT_SET_SHMEM, ~0UL, ~0UL, 0, 0, 0);
+	gt_pmu_snapshot_set(~0UL, ~0UL, 0);
 
 	/* event_get_info: one entry (instructions), and four */
 	event_info[0].event_idx = EV_INSTR;
 	event_info[1].event_idx = EV_CYCLES;
 	event_info[2].event_idx = 0x10019; /* DTLB read miss */
-	event_info[3].event_idx = EV_FW(SBI_PMU_FW_SET_TIMER);
+	event_info[3].event_idx = GT_PMU_EV_FW(SBI_PMU_FW_SET_TIMER);
 	c[0] = PMU(SBI_EXT_PMU_EVENT_GET_INFO, (unsigned long)event_info, 0, 1, 0, 0);
 	bench_seq("pmu_event_get_info_1", c, 1, N_CALLS);
 	c[0] = PMU(SBI_EXT_PMU_EVENT_GET_INFO, (unsigned long)event_info, 0, 4, 0, 0);
@@ -451,15 +437,15 @@ static void live_setup(const unsigned long *prog_ev, unsigned long nev)
 
 	/* the programmable ones first, so that 1 and 4 are programmable counters */
 	for (unsigned long i = 3; i < 32; i++)
-		if ((hw_mask >> i) & 1) {
+		if ((pl.hw_mask >> i) & 1) {
 			live_idx[k] = i;
 			live_ev[k++] = prog_ev[j++ % nev];
 		}
-	if ((hw_mask >> 0) & 1) {
+	if ((pl.hw_mask >> 0) & 1) {
 		live_idx[k] = 0;
 		live_ev[k++] = EV_CYCLES;
 	}
-	if ((hw_mask >> 2) & 1) {
+	if ((pl.hw_mask >> 2) & 1) {
 		live_idx[k] = 2;
 		live_ev[k++] = EV_INSTR;
 	}
@@ -473,9 +459,7 @@ static long live_start(unsigned long n)
 
 		if (e)
 			return e;
-		e = pmu(SBI_EXT_PMU_COUNTER_START, live_idx[i], 1,
-			SBI_PMU_START_FLAG_SET_INIT_VALUE, 0, 0)
-			    .error;
+		e = gt_pmu_start(live_idx[i], 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, 0).error;
 		if (e)
 			return e;
 	}
@@ -485,7 +469,7 @@ static long live_start(unsigned long n)
 static void live_stop(unsigned long n)
 {
 	for (unsigned long i = 0; i < n; i++)
-		release(live_idx[i]);
+		gt_pmu_release(live_idx[i]);
 }
 
 static void switch_worker(unsigned long hartid, unsigned long opaque)
@@ -726,28 +710,16 @@ static void bench_partition(bool timer)
 
 void gt_main(unsigned long hartid, const void *fdt)
 {
-	struct sbi_ret r;
 	const char *args = gt_native() ? NULL : gt_fdt_getprop("/chosen", "bootargs", NULL);
 
 	(void)hartid;
 	(void)fdt;
 	ipt = 1000000000UL / gt_timebase();
-	r = gt_sbi0(SBI_EXT_PMU, SBI_EXT_PMU_NUM_COUNTERS);
-	num_counters = r.error ? 0 : r.value;
-	for (unsigned long i = 0; i < num_counters && i < 64; i++) {
-		struct sbi_ret info = gt_sbi1(SBI_EXT_PMU, SBI_EXT_PMU_COUNTER_GET_INFO, i);
-
-		if (info.error)
-			continue;
-		if (info.value & SBI_PMU_CTR_INFO_FW)
-			fw_mask |= 1UL << i;
-		else if (i < 32)
-			hw_mask |= 1UL << i;
-	}
+	gt_pmu_layout(&pl);
 	gt_printf("BENCH-INFO native=%d timebase=%lu insn_per_tick=%lu harts=%lu counters=%lu "
 		  "hw_mask=0x%lx fw_mask=0x%lx\n",
-		  gt_native() ? 1 : 0, (unsigned long)gt_timebase(), ipt, gt_nr_harts(),
-		  num_counters, hw_mask, fw_mask);
+		  gt_native() ? 1 : 0, (unsigned long)gt_timebase(), ipt, gt_nr_harts(), pl.num,
+		  pl.hw_mask, pl.fw_mask);
 	if (args && !__builtin_strcmp(args, "switch-timer")) {
 		bench_partition(true);
 	} else if (args && !__builtin_strcmp(args, "switch-worker")) {

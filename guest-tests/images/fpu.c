@@ -55,7 +55,7 @@ static void fp_work(unsigned long hartid)
 {
 	unsigned long seed = (gt_rdtime() << 20) ^ (hartid * 0x9e3779b97f4a7c15UL);
 	unsigned long fcsr = ((hartid + seed) & 0x1f) | (((hartid + 1) % 5) << 5);
-	uint64_t end = gt_rdtime() + gt_us_to_ticks(RUN_MS * 1000);
+	uint64_t end = gt_rdtime() + gt_us_to_ticks((uint64_t)RUN_MS * 1000);
 	unsigned long m;
 
 	csr_set(sstatus, SSTATUS_FS_DIRTY);

@@ -158,9 +158,6 @@ static bool allowed(unsigned long fid, long err)
 		return err == SBI_SUCCESS || err == SBI_ERR_INVALID_PARAM ||
 		       err == SBI_ERR_ALREADY_STOPPED || err == SBI_ERR_NO_SHMEM;
 	case SBI_EXT_PMU_SNAPSHOT_SET_SHMEM:
-		return err == SBI_SUCCESS || err == SBI_ERR_NOT_SUPPORTED ||
-		       err == SBI_ERR_INVALID_PARAM || err == SBI_ERR_INVALID_ADDRESS ||
-		       err == SBI_ERR_FAILED;
 	case SBI_EXT_PMU_EVENT_GET_INFO:
 		return err == SBI_SUCCESS || err == SBI_ERR_NOT_SUPPORTED ||
 		       err == SBI_ERR_INVALID_PARAM || err == SBI_ERR_INVALID_ADDRESS ||
@@ -372,7 +369,7 @@ static unsigned long read_counter(unsigned long idx)
 {
 #define RD(n)                                                                                      \
 	case n:                                                                                    \
-		return csr_read(0xc00 + n)
+		return csr_read(0xc00 + (n))
 	switch (idx) {
 		RD(0);
 		RD(1);

@@ -64,7 +64,7 @@ void gt_main(unsigned long hartid, const void *fdt)
 			other = gt_hart_id_at(i);
 	}
 	gt_printf("ipi: boot hart %lu, %lu harts, peer hart %lu\n", hartid, gt_nr_harts(), other);
-	if (!GT_CHECK_GE("two-harts", gt_nr_harts(), 2))
+	if (!GT_CHECK_GE("two-harts", gt_nr_harts(), 2) || other == ~0UL)
 		gt_exit();
 	gt_irq_register(IRQ_S_SOFT, ssi_irq);
 

@@ -16,6 +16,7 @@
  * native result printed.
  */
 #include "gt.h"
+#include "pmu.h"
 
 GT_IMAGE("pmu-api");
 
@@ -31,10 +32,6 @@ GT_IMAGE("pmu-api");
 #define EV_DTLB_RD 0x10019UL /* cache: DTLB read miss */
 #define EV_DTLB_WR 0x1001bUL
 #define EV_ITLB_RD 0x10021UL
-#define EV_FW(c)   ((0xfUL << 16) | (c))
-#define NO_COUNT                                                                                   \
-	(SBI_PMU_CFG_FLAG_SET_VUINH | SBI_PMU_CFG_FLAG_SET_VSINH | SBI_PMU_CFG_FLAG_SET_UINH |     \
-	 SBI_PMU_CFG_FLAG_SET_SINH | SBI_PMU_CFG_FLAG_SET_MINH)
 
 static unsigned long num;	/* NUM_COUNTERS */
 static unsigned long hw_mask;	/* hardware counters (COUNTER_GET_INFO, type 0) */
@@ -44,80 +41,6 @@ static unsigned long info[64];
 static char nm[80];
 
 #define NAME(...) (gt_snprintf(nm, sizeof(nm), __VA_ARGS__), nm)
-
-static struct sbi_ret pmu(unsigned long fid, unsigned long a0, unsigned long a1, unsigned long a2,
-			  unsigned long a3, unsigned long a4)
-{
-	return gt_sbi_call(SBI_EXT_PMU, fid, a0, a1, a2, a3, a4, 0);
-}
-
-static struct sbi_ret cfg(unsigned long base, unsigned long mask, unsigned long flags,
-			  unsigned long event, unsigned long data)
-{
-	return pmu(SBI_EXT_PMU_COUNTER_CFG_MATCH, base, mask, flags, event, data);
-}
-
-static struct sbi_ret start(unsigned long idx, unsigned long flags, unsigned long ival)
-{
-	return pmu(SBI_EXT_PMU_COUNTER_START, idx, 1, flags, ival, 0);
-}
-
-static struct sbi_ret stop(unsigned long idx, unsigned long flags)
-{
-	return pmu(SBI_EXT_PMU_COUNTER_STOP, idx, 1, flags, 0, 0);
-}
-
-static struct sbi_ret fw_read(unsigned long idx)
-{
-	return pmu(SBI_EXT_PMU_COUNTER_FW_READ, idx, 0, 0, 0, 0);
-}
-
-static void release(unsigned long idx)
-{
-	stop(idx, SBI_PMU_STOP_FLAG_RESET);
-}
-
-static unsigned long read_counter(unsigned long idx)
-{
-#define RD(n)                                                                                      \
-	case n:                                                                                    \
-		return csr_read(0xc00 + n)
-	switch (idx) {
-		RD(0);
-		RD(2);
-		RD(3);
-		RD(4);
-		RD(5);
-		RD(6);
-		RD(7);
-		RD(8);
-		RD(9);
-		RD(10);
-		RD(11);
-		RD(12);
-		RD(13);
-		RD(14);
-		RD(15);
-		RD(16);
-		RD(17);
-		RD(18);
-		RD(19);
-		RD(20);
-		RD(21);
-		RD(22);
-		RD(23);
-		RD(24);
-		RD(25);
-		RD(26);
-		RD(27);
-		RD(28);
-		RD(29);
-		RD(30);
-		RD(31);
-	}
-#undef RD
-	return ~0UL;
-}
 
 static void spin(unsigned long n)
 {
@@ -136,7 +59,7 @@ static void check_layout(void)
 	unsigned long i, last_hw = 0;
 
 	GT_CHECK_NE("probe-pmu", gt_sbi_probe(SBI_EXT_PMU), 0);
-	r = pmu(SBI_EXT_PMU_NUM_COUNTERS, 0, 0, 0, 0, 0);
+	r = gt_pmu_num_counters();
 	GT_CHECK_SBI("num-counters-ok", r, SBI_SUCCESS);
 	GT_CHECK_LE("num-counters-lt-64", r.value, 63);
 	GT_CHECK_GE("num-counters-ge-3", r.value, 3);
@@ -145,7 +68,7 @@ static void check_layout(void)
 
 	fw_first = ~0UL;
 	for (i = 0; i < num; i++) {
-		r = pmu(SBI_EXT_PMU_COUNTER_GET_INFO, i, 0, 0, 0, 0);
+		r = gt_pmu_counter_info(i);
 		if (i == 1) {
 			GT_CHECK_SBI("info-1-time-invalid", r, SBI_ERR_INVALID_PARAM);
 			continue;
@@ -180,11 +103,11 @@ static void check_layout(void)
 		gt_printf("pmu-api: native: %lu firmware counters\n", nfw);
 	else
 		GT_CHECK_EQ("fw-counters-22", nfw, SBI_PMU_FW_MAX);
-	r = pmu(SBI_EXT_PMU_COUNTER_GET_INFO, num, 0, 0, 0, 0);
+	r = gt_pmu_counter_info(num);
 	GT_CHECK_SBI("info-num-invalid", r, SBI_ERR_INVALID_PARAM);
-	r = pmu(SBI_EXT_PMU_COUNTER_GET_INFO, 64, 0, 0, 0, 0);
+	r = gt_pmu_counter_info(64);
 	GT_CHECK_SBI("info-64-invalid", r, SBI_ERR_INVALID_PARAM);
-	r = pmu(SBI_EXT_PMU_COUNTER_GET_INFO, ~0UL, 0, 0, 0, 0);
+	r = gt_pmu_counter_info(~0UL);
 	GT_CHECK_SBI("info-all-ones-invalid", r, SBI_ERR_INVALID_PARAM);
 }
 
@@ -228,81 +151,82 @@ static void check_cfg_errors(void)
 	unsigned long p = lowest(prog_mask);
 
 	/* reserved flag bits 8..63 */
-	r = cfg(0, prog_mask, 1UL << 8, EV_INSTRET, 0);
+	r = gt_pmu_cfg(0, prog_mask, 1UL << 8, EV_INSTRET, 0);
 	if (gt_native()) {
 		gt_printf("pmu-api: native: cfg flag bit 8 -> %ld\n", r.error);
 		if (!r.error)
-			release(r.value);
+			gt_pmu_release(r.value);
 	} else {
 		GT_CHECK_SBI("cfg-reserved-flag-8", r, SBI_ERR_INVALID_PARAM);
-		r = cfg(0, prog_mask, 1UL << 63, EV_INSTRET, 0);
+		r = gt_pmu_cfg(0, prog_mask, 1UL << 63, EV_INSTRET, 0);
 		GT_CHECK_SBI("cfg-reserved-flag-63", r, SBI_ERR_INVALID_PARAM);
 	}
 
 	/* invalid counter sets */
-	r = cfg(0, 0, 0, EV_INSTRET, 0);
+	r = gt_pmu_cfg(0, 0, 0, EV_INSTRET, 0);
 	if (gt_native()) /* OpenSBI: an empty set finds no counter */
 		gt_printf("pmu-api: native: cfg mask 0 -> %ld\n", r.error);
 	else
 		GT_CHECK_SBI("cfg-mask-0", r, SBI_ERR_INVALID_PARAM);
-	r = cfg(0, hw_mask | (1UL << num), 0, EV_INSTRET, 0);
+	r = gt_pmu_cfg(0, hw_mask | (1UL << num), 0, EV_INSTRET, 0);
 	GT_CHECK_SBI("cfg-mask-past-last", r, SBI_ERR_INVALID_PARAM);
-	r = cfg(num - 1, 1UL | (1UL << 63), 0, EV_FW(SBI_PMU_FW_SET_TIMER), 0);
+	r = gt_pmu_cfg(num - 1, 1UL | (1UL << 63), 0, GT_PMU_EV_FW(SBI_PMU_FW_SET_TIMER), 0);
 	GT_CHECK_SBI("cfg-base-plus-bit63", r, SBI_ERR_INVALID_PARAM);
-	r = cfg(~0UL, 2, 0, EV_INSTRET, 0); /* base + 1 wraps to 0 */
+	r = gt_pmu_cfg(~0UL, 2, 0, EV_INSTRET, 0); /* base + 1 wraps to 0 */
 	if (gt_native())
 		gt_printf("pmu-api: native: cfg base ~0 -> %ld\n", r.error);
 	else
 		GT_CHECK_SBI("cfg-base-wraps", r, SBI_ERR_INVALID_PARAM);
-	r = cfg(num, 1, 0, EV_FW(SBI_PMU_FW_SET_TIMER), 0);
+	r = gt_pmu_cfg(num, 1, 0, GT_PMU_EV_FW(SBI_PMU_FW_SET_TIMER), 0);
 	GT_CHECK_SBI("cfg-base-eq-num", r, SBI_ERR_INVALID_PARAM);
-	r = cfg(num + 5, 1, 0, EV_FW(SBI_PMU_FW_SET_TIMER), 0);
+	r = gt_pmu_cfg(num + 5, 1, 0, GT_PMU_EV_FW(SBI_PMU_FW_SET_TIMER), 0);
 	GT_CHECK_SBI("cfg-base-gt-num", r, SBI_ERR_INVALID_PARAM);
-	r = cfg(1, 1, 0, EV_CYCLES, 0);
+	r = gt_pmu_cfg(1, 1, 0, EV_CYCLES, 0);
 	if (gt_native())
 		gt_printf("pmu-api: native: cfg on counter 1 (time) -> %ld\n", r.error);
 	else
 		GT_CHECK_SBI("cfg-counter-1-time", r, SBI_ERR_INVALID_PARAM);
 
 	/* events nobody counts */
-	r = cfg(0, hw_mask, 0, 0x1234, 0);
+	r = gt_pmu_cfg(0, hw_mask, 0, 0x1234, 0);
 	if (gt_native()) /* platform.md: OpenSBI 1.5 answers INVALID_PARAM */
 		gt_printf("pmu-api: native: event 0x1234 -> %ld\n", r.error);
 	else
 		GT_CHECK_SBI("cfg-event-0x1234", r, SBI_ERR_NOT_SUPPORTED);
-	r = cfg(0, hw_mask, 0, SBI_PMU_HW_BRANCH_MISSES, 0);
+	r = gt_pmu_cfg(0, hw_mask, 0, SBI_PMU_HW_BRANCH_MISSES, 0);
 	GT_CHECK_SBI("cfg-hw-branch-misses-unsupported", r, SBI_ERR_NOT_SUPPORTED);
-	r = cfg(0, hw_mask, 0, 0x10000 | (7 << 3), 0); /* cache id 7 is reserved */
+	r = gt_pmu_cfg(0, hw_mask, 0, 0x10000 | (7 << 3), 0); /* cache id 7 is reserved */
 	if (gt_native())
 		gt_printf("pmu-api: native: cache id 7 -> %ld\n", r.error);
 	else
 		GT_CHECK_SBI("cfg-cache-reserved-id", r, SBI_ERR_NOT_SUPPORTED);
-	r = cfg(0, ((1UL << nfw) - 1) << fw_first, 0, EV_FW(SBI_PMU_FW_MAX), 0);
+	r = gt_pmu_cfg(0, ((1UL << nfw) - 1) << fw_first, 0, GT_PMU_EV_FW(SBI_PMU_FW_MAX), 0);
 	if (gt_native())
 		gt_printf("pmu-api: native: fw event 22 -> %ld\n", r.error);
 	else
 		GT_CHECK_SBI("cfg-fw-event-22", r, SBI_ERR_NOT_SUPPORTED);
 	/* pmuvisor defines no platform firmware events (docs/vpmu.md) */
-	r = cfg(0, ((1UL << nfw) - 1) << fw_first, 0, EV_FW(SBI_PMU_FW_PLATFORM), 0x1);
+	r = gt_pmu_cfg(0, ((1UL << nfw) - 1) << fw_first, 0, GT_PMU_EV_FW(SBI_PMU_FW_PLATFORM),
+		       0x1);
 	if (gt_native()) {
 		gt_printf("pmu-api: native: fw platform event -> %ld\n", r.error);
 		if (!r.error)
-			release(r.value);
+			gt_pmu_release(r.value);
 	} else {
 		GT_CHECK_SBI("cfg-fw-platform-unsupported", r, SBI_ERR_NOT_SUPPORTED);
 	}
-	r = cfg(0, hw_mask, 0, 0x40002, 0); /* type 4 */
+	r = gt_pmu_cfg(0, hw_mask, 0, 0x40002, 0); /* type 4 */
 	if (gt_native())
 		gt_printf("pmu-api: native: event type 4 -> %ld\n", r.error);
 	else
 		GT_CHECK_SBI("cfg-event-type-4", r, SBI_ERR_NOT_SUPPORTED);
 	/* raw events with reserved event_data bits */
-	r = cfg(0, prog_mask, 0, 0x20000, 1UL << 48);
+	r = gt_pmu_cfg(0, prog_mask, 0, 0x20000, 1UL << 48);
 	if (gt_native())
 		gt_printf("pmu-api: native: raw data bit 48 -> %ld\n", r.error);
 	else
 		GT_CHECK_SBI("cfg-raw-data-bit48", r, SBI_ERR_NOT_SUPPORTED);
-	r = cfg(0, prog_mask, 0, 0x30000, 1UL << 58);
+	r = gt_pmu_cfg(0, prog_mask, 0, 0x30000, 1UL << 58);
 	if (gt_native())
 		gt_printf("pmu-api: native: raw v2 data bit 58 -> %ld\n", r.error);
 	else
@@ -316,9 +240,9 @@ static void check_cfg_raw(void)
 {
 	struct sbi_ret r1, r2, r3;
 
-	r1 = cfg(0, prog_mask, 0, 0x20000, 0x12);
-	r2 = cfg(0, prog_mask, 0, 0x30000, (1UL << 57) | (1UL << 56) | 0x12);
-	r3 = cfg(0, prog_mask, 0, 0x30000, 0x12);
+	r1 = gt_pmu_cfg(0, prog_mask, 0, 0x20000, 0x12);
+	r2 = gt_pmu_cfg(0, prog_mask, 0, 0x30000, (1UL << 57) | (1UL << 56) | 0x12);
+	r3 = gt_pmu_cfg(0, prog_mask, 0, 0x30000, 0x12);
 	gt_printf("pmu-api: raw 0x12 -> %ld/%lu, raw v2 bits 57+56 -> %ld/%lu, raw v2 0x12 -> "
 		  "%ld/%lu\n",
 		  r1.error, r1.value, r2.error, r2.value, r3.error, r3.value);
@@ -339,11 +263,11 @@ static void check_cfg_raw(void)
 		GT_CHECK_EQ("cfg-raw-v2-answer-kind",
 			    r3.error == SBI_SUCCESS || r3.error == SBI_ERR_NOT_SUPPORTED, 1);
 	if (!r1.error)
-		release(r1.value);
+		gt_pmu_release(r1.value);
 	if (!r2.error)
-		release(r2.value);
+		gt_pmu_release(r2.value);
 	if (!r3.error)
-		release(r3.value);
+		gt_pmu_release(r3.value);
 }
 
 static void check_cfg_events(void)
@@ -352,58 +276,60 @@ static void check_cfg_events(void)
 	unsigned long idx, n, v0, v1, i;
 
 	/* type 0: cycles go to counter 0 (the only counter counting cycles on QEMU 10) */
-	r = cfg(0, hw_mask, SBI_PMU_CFG_FLAG_CLEAR_VALUE, EV_CYCLES, 0);
+	r = gt_pmu_cfg(0, hw_mask, SBI_PMU_CFG_FLAG_CLEAR_VALUE, EV_CYCLES, 0);
 	GT_CHECK_SBI("cfg-cycles-ok", r, SBI_SUCCESS);
 	if (gt_native()) /* OpenSBI 1.5 picks the last programmable counter */
 		gt_printf("pmu-api: native: cycles -> counter %lu\n", r.value);
 	else
 		GT_CHECK_EQ("cfg-cycles-counter-0", r.value, 0);
 	if (!r.error)
-		release(r.value);
+		gt_pmu_release(r.value);
 	/* type 0: instructions, a programmable counter when one is in the set */
-	r = cfg(0, prog_mask, SBI_PMU_CFG_FLAG_CLEAR_VALUE, EV_INSTRET, 0);
+	r = gt_pmu_cfg(0, prog_mask, SBI_PMU_CFG_FLAG_CLEAR_VALUE, EV_INSTRET, 0);
 	GT_CHECK_SBI("cfg-instret-ok", r, SBI_SUCCESS);
 	GT_CHECK_BITS("cfg-instret-in-set", 1UL << r.value, prog_mask, 1UL << r.value);
 	if (!r.error)
-		release(r.value);
-	r = cfg(2, 1, SBI_PMU_CFG_FLAG_CLEAR_VALUE, EV_INSTRET, 0);
+		gt_pmu_release(r.value);
+	r = gt_pmu_cfg(2, 1, SBI_PMU_CFG_FLAG_CLEAR_VALUE, EV_INSTRET, 0);
 	GT_CHECK_SBI("cfg-instret-fixed-ok", r, SBI_SUCCESS);
 	GT_CHECK_EQ("cfg-instret-fixed-counter-2", r.value, 2);
 	if (!r.error)
-		release(r.value);
+		gt_pmu_release(r.value);
 	/* type 1: the three TLB events QEMU counts, on programmable counters */
 	{
 		static const unsigned long ev[] = {EV_DTLB_RD, EV_DTLB_WR, EV_ITLB_RD};
 
 		for (i = 0; i < 3; i++) {
-			r = cfg(0, hw_mask, 0, ev[i], 0);
+			r = gt_pmu_cfg(0, hw_mask, 0, ev[i], 0);
 			GT_CHECK_SBI(NAME("cfg-cache-0x%lx-ok", ev[i]), r, SBI_SUCCESS);
 			GT_CHECK_BITS(NAME("cfg-cache-0x%lx-programmable", ev[i]), 1UL << r.value,
 				      prog_mask, 1UL << r.value);
 			if (!r.error)
-				release(r.value);
+				gt_pmu_release(r.value);
 		}
 	}
 	/* type 15: a firmware event on a firmware counter */
-	r = cfg(0, hw_mask | (((1UL << nfw) - 1) << fw_first), 0, EV_FW(SBI_PMU_FW_SET_TIMER), 0);
+	r = gt_pmu_cfg(0, hw_mask | (((1UL << nfw) - 1) << fw_first), 0,
+		       GT_PMU_EV_FW(SBI_PMU_FW_SET_TIMER), 0);
 	GT_CHECK_SBI("cfg-fw-ok", r, SBI_SUCCESS);
 	GT_CHECK_GE("cfg-fw-on-fw-counter", r.value, fw_first);
 	if (!r.error)
-		release(r.value);
+		gt_pmu_release(r.value);
 	/*
 	 * the same with counter_idx_base = the first firmware counter (natively
 	 * skipped: OpenSBI 1.5 answers a hardware counter index, e.g. 1, and later
 	 * calls on it take a store/load fault in M-mode)
 	 */
 	if (!gt_native()) {
-		r = cfg(fw_first, (1UL << nfw) - 1, 0, EV_FW(SBI_PMU_FW_SET_TIMER), 0);
+		r = gt_pmu_cfg(fw_first, (1UL << nfw) - 1, 0, GT_PMU_EV_FW(SBI_PMU_FW_SET_TIMER),
+			       0);
 		GT_CHECK_SBI("cfg-fw-base-ok", r, SBI_SUCCESS);
 		GT_CHECK_EQ("cfg-fw-base-first-counter", r.value, fw_first);
 		if (!r.error)
-			release(r.value);
+			gt_pmu_release(r.value);
 	}
 	/* a firmware event is not offered a hardware counter */
-	r = cfg(0, hw_mask, 0, EV_FW(SBI_PMU_FW_SET_TIMER), 0);
+	r = gt_pmu_cfg(0, hw_mask, 0, GT_PMU_EV_FW(SBI_PMU_FW_SET_TIMER), 0);
 	GT_CHECK_SBI("cfg-fw-hw-only-set", r, SBI_ERR_NOT_SUPPORTED);
 
 	/* each inhibit flag is accepted */
@@ -416,14 +342,14 @@ static void check_cfg_events(void)
 			   {"uinh", SBI_PMU_CFG_FLAG_SET_UINH},
 			   {"sinh", SBI_PMU_CFG_FLAG_SET_SINH},
 			   {"minh", SBI_PMU_CFG_FLAG_SET_MINH},
-			   {"all-inh", NO_COUNT}};
+			   {"all-inh", GT_PMU_NO_COUNT}};
 
 		for (i = 0; i < 6; i++) {
-			r = cfg(0, prog_mask, inh[i].flag | SBI_PMU_CFG_FLAG_CLEAR_VALUE,
-				EV_INSTRET, 0);
+			r = gt_pmu_cfg(0, prog_mask, inh[i].flag | SBI_PMU_CFG_FLAG_CLEAR_VALUE,
+				       EV_INSTRET, 0);
 			GT_CHECK_SBI(NAME("cfg-flag-%s-accepted", inh[i].name), r, SBI_SUCCESS);
 			if (!r.error)
-				release(r.value);
+				gt_pmu_release(r.value);
 		}
 	}
 
@@ -439,7 +365,7 @@ static void check_cfg_events(void)
 		unsigned long used = 0;
 
 		for (n = 0; n < 64; n++) {
-			r = cfg(0, prog_mask, NO_COUNT, EV_INSTRET, 0);
+			r = gt_pmu_cfg(0, prog_mask, GT_PMU_NO_COUNT, EV_INSTRET, 0);
 			if (r.error)
 				break;
 			used |= 1UL << r.value;
@@ -448,85 +374,88 @@ static void check_cfg_events(void)
 		GT_CHECK_EQ("cfg-hw-all-programmable-used", used, prog_mask);
 		for (i = 0; i < 64; i++)
 			if ((used >> i) & 1)
-				release(i);
+				gt_pmu_release(i);
 	}
 	if (!gt_native()) {
 		unsigned long used = 0, fwm = ((1UL << nfw) - 1);
 
 		for (n = 0; n < 64; n++) {
-			r = cfg(0, fwm << fw_first, 0, EV_FW(SBI_PMU_FW_SET_TIMER), 0);
+			r = gt_pmu_cfg(0, fwm << fw_first, 0, GT_PMU_EV_FW(SBI_PMU_FW_SET_TIMER),
+				       0);
 			if (r.error)
 				break;
 			used |= 1UL << (r.value - fw_first);
 		}
 		GT_CHECK_SBI("cfg-fw-no-free-counter", r, SBI_ERR_NOT_SUPPORTED);
 		GT_CHECK_EQ("cfg-fw-all-counters-used", used, fwm);
-		r = pmu(SBI_EXT_PMU_COUNTER_STOP, fw_first, fwm, SBI_PMU_STOP_FLAG_RESET, 0, 0);
+		r = gt_pmu_stop(fw_first, fwm, SBI_PMU_STOP_FLAG_RESET);
 		GT_CHECK_SBI("stop-reset-stopped-fw-set", r, SBI_ERR_ALREADY_STOPPED);
-		r = cfg(0, fwm << fw_first, 0, EV_FW(SBI_PMU_FW_SET_TIMER), 0);
+		r = gt_pmu_cfg(0, fwm << fw_first, 0, GT_PMU_EV_FW(SBI_PMU_FW_SET_TIMER), 0);
 		GT_CHECK_SBI("cfg-fw-free-after-reset", r, SBI_SUCCESS);
 		if (!r.error)
-			release(r.value);
+			gt_pmu_release(r.value);
 	}
 
 	/* one counter busy: a set of only that counter has nothing free */
 	idx = lowest(prog_mask);
-	r = cfg(idx, 1, 0, EV_DTLB_RD, 0);
+	r = gt_pmu_cfg(idx, 1, 0, EV_DTLB_RD, 0);
 	GT_CHECK_SBI("cfg-single-counter-ok", r, SBI_SUCCESS);
 	GT_CHECK_EQ("cfg-single-counter-idx", r.value, idx);
-	r = cfg(idx, 1, 0, EV_DTLB_WR, 0);
+	r = gt_pmu_cfg(idx, 1, 0, EV_DTLB_WR, 0);
 	GT_CHECK_SBI("cfg-single-counter-busy", r, SBI_ERR_NOT_SUPPORTED);
-	release(idx);
+	gt_pmu_release(idx);
 
 	/*
 	 * SKIP_MATCH and CLEAR_VALUE on a configured, stopped counter (as Linux
 	 * reuses one). Every inhibit flag set: the value is exact.
 	 */
-	r = cfg(0, prog_mask, NO_COUNT, EV_INSTRET, 0);
+	r = gt_pmu_cfg(0, prog_mask, GT_PMU_NO_COUNT, EV_INSTRET, 0);
 	idx = r.value;
-	GT_CHECK_SBI("start-init-value-ok", start(idx, SBI_PMU_START_FLAG_SET_INIT_VALUE, 5000),
-		     SBI_SUCCESS);
-	GT_CHECK_SBI("stop-after-init-ok", stop(idx, 0), SBI_SUCCESS);
-	GT_CHECK_EQ("start-init-value-read-back", read_counter(idx), 5000);
-	r = cfg(idx, 1, SBI_PMU_CFG_FLAG_SKIP_MATCH | NO_COUNT, EV_INSTRET, 0);
+	GT_CHECK_SBI("start-init-value-ok",
+		     gt_pmu_start(idx, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, 5000), SBI_SUCCESS);
+	GT_CHECK_SBI("stop-after-init-ok", gt_pmu_stop(idx, 1, 0), SBI_SUCCESS);
+	GT_CHECK_EQ("start-init-value-read-back", gt_pmu_read_csr(idx), 5000);
+	r = gt_pmu_cfg(idx, 1, SBI_PMU_CFG_FLAG_SKIP_MATCH | GT_PMU_NO_COUNT, EV_INSTRET, 0);
 	GT_CHECK_SBI("cfg-skip-match-ok", r, SBI_SUCCESS);
 	GT_CHECK_EQ("cfg-skip-match-same-counter", r.value, idx);
-	GT_CHECK_EQ("cfg-skip-match-keeps-value", read_counter(idx), 5000);
-	r = cfg(idx, 1, SBI_PMU_CFG_FLAG_SKIP_MATCH | SBI_PMU_CFG_FLAG_CLEAR_VALUE | NO_COUNT,
-		EV_INSTRET, 0);
+	GT_CHECK_EQ("cfg-skip-match-keeps-value", gt_pmu_read_csr(idx), 5000);
+	r = gt_pmu_cfg(idx, 1,
+		       SBI_PMU_CFG_FLAG_SKIP_MATCH | SBI_PMU_CFG_FLAG_CLEAR_VALUE | GT_PMU_NO_COUNT,
+		       EV_INSTRET, 0);
 	GT_CHECK_SBI("cfg-clear-value-ok", r, SBI_SUCCESS);
-	GT_CHECK_EQ("cfg-clear-value-zero", read_counter(idx), 0);
+	GT_CHECK_EQ("cfg-clear-value-zero", gt_pmu_read_csr(idx), 0);
 	/* a started counter is not reconfigured */
-	start(idx, 0, 0);
-	r = cfg(idx, 1, SBI_PMU_CFG_FLAG_SKIP_MATCH, EV_INSTRET, 0);
+	gt_pmu_start(idx, 1, 0, 0);
+	r = gt_pmu_cfg(idx, 1, SBI_PMU_CFG_FLAG_SKIP_MATCH, EV_INSTRET, 0);
 	if (gt_native())
 		gt_printf("pmu-api: native: skip_match on a started counter -> %ld\n", r.error);
 	else
 		GT_CHECK_SBI("cfg-skip-match-started-refused", r, SBI_ERR_NOT_SUPPORTED);
-	release(idx);
+	gt_pmu_release(idx);
 
 	/* AUTO_START: counting right after the call */
-	r = cfg(0, prog_mask, SBI_PMU_CFG_FLAG_AUTO_START | SBI_PMU_CFG_FLAG_CLEAR_VALUE,
-		EV_INSTRET, 0);
+	r = gt_pmu_cfg(0, prog_mask, SBI_PMU_CFG_FLAG_AUTO_START | SBI_PMU_CFG_FLAG_CLEAR_VALUE,
+		       EV_INSTRET, 0);
 	GT_CHECK_SBI("cfg-auto-start-ok", r, SBI_SUCCESS);
 	idx = r.value;
-	v0 = read_counter(idx);
+	v0 = gt_pmu_read_csr(idx);
 	spin(1000);
-	v1 = read_counter(idx);
+	v1 = gt_pmu_read_csr(idx);
 	GT_CHECK_GE("cfg-auto-start-counts", v1 - v0, 2000);
 	if (!gt_native()) /* see SANE above */
 		GT_CHECK_LE("cfg-auto-start-counts-sane", v1 - v0, 2100);
-	GT_CHECK_SBI("cfg-auto-start-already-started", start(idx, 0, 0), SBI_ERR_ALREADY_STARTED);
-	release(idx);
+	GT_CHECK_SBI("cfg-auto-start-already-started", gt_pmu_start(idx, 1, 0, 0),
+		     SBI_ERR_ALREADY_STARTED);
+	gt_pmu_release(idx);
 	/* AUTO_START of a firmware counter */
-	r = cfg(0, ((1UL << nfw) - 1) << fw_first,
-		SBI_PMU_CFG_FLAG_AUTO_START | SBI_PMU_CFG_FLAG_CLEAR_VALUE,
-		EV_FW(SBI_PMU_FW_SET_TIMER), 0);
+	r = gt_pmu_cfg(0, ((1UL << nfw) - 1) << fw_first,
+		       SBI_PMU_CFG_FLAG_AUTO_START | SBI_PMU_CFG_FLAG_CLEAR_VALUE,
+		       GT_PMU_EV_FW(SBI_PMU_FW_SET_TIMER), 0);
 	GT_CHECK_SBI("cfg-fw-auto-start-ok", r, SBI_SUCCESS);
 	gt_sbi_set_timer(~0UL);
 	gt_sbi_set_timer(~0UL);
-	GT_CHECK_EQ("cfg-fw-auto-start-counts", fw_read(r.value).value, 2);
-	release(r.value);
+	GT_CHECK_EQ("cfg-fw-auto-start-counts", gt_pmu_fw_read(r.value).value, 2);
+	gt_pmu_release(r.value);
 }
 
 /* ---------------------------------------------------------- START / STOP */
@@ -535,125 +464,131 @@ static void check_start_stop(void)
 	struct sbi_ret r;
 	unsigned long idx, v0, v1, v2, f, fwm = (1UL << nfw) - 1;
 
-	r = cfg(0, prog_mask, SBI_PMU_CFG_FLAG_CLEAR_VALUE, EV_INSTRET, 0);
+	r = gt_pmu_cfg(0, prog_mask, SBI_PMU_CFG_FLAG_CLEAR_VALUE, EV_INSTRET, 0);
 	idx = r.value;
 	/* flag errors before anything starts */
-	r = start(idx, 1UL << 2, 0);
+	r = gt_pmu_start(idx, 1, 1UL << 2, 0);
 	if (gt_native())
 		gt_printf("pmu-api: native: start flag bit 2 -> %ld\n", r.error);
 	else
 		GT_CHECK_SBI("start-reserved-flag", r, SBI_ERR_INVALID_PARAM);
 	if (!gt_native()) {
-		r = start(idx, SBI_PMU_START_FLAG_SET_INIT_VALUE | SBI_PMU_START_FLAG_INIT_SNAPSHOT,
-			  0);
+		r = gt_pmu_start(
+			idx, 1,
+			SBI_PMU_START_FLAG_SET_INIT_VALUE | SBI_PMU_START_FLAG_INIT_SNAPSHOT, 0);
 		GT_CHECK_SBI("start-both-init-flags", r, SBI_ERR_INVALID_PARAM);
 	}
-	stop(idx, 0);
-	r = start(idx, SBI_PMU_START_FLAG_INIT_SNAPSHOT, 0);
+	gt_pmu_stop(idx, 1, 0);
+	r = gt_pmu_start(idx, 1, SBI_PMU_START_FLAG_INIT_SNAPSHOT, 0);
 	GT_CHECK_SBI("start-init-snapshot-no-shmem", r, SBI_ERR_NO_SHMEM);
-	stop(idx, 0);
-	r = pmu(SBI_EXT_PMU_COUNTER_START, idx, 0, 0, 0, 0);
+	gt_pmu_stop(idx, 1, 0);
+	r = gt_pmu_start(idx, 0, 0, 0);
 	if (gt_native())
 		gt_printf("pmu-api: native: start mask 0 -> %ld\n", r.error);
 	else
 		GT_CHECK_SBI("start-mask-0", r, SBI_ERR_INVALID_PARAM);
-	r = pmu(SBI_EXT_PMU_COUNTER_START, num, 1, 0, 0, 0);
+	r = gt_pmu_start(num, 1, 0, 0);
 	GT_CHECK_SBI("start-base-eq-num", r, SBI_ERR_INVALID_PARAM);
 
 	/* counts, stops, continues */
-	r = start(idx, SBI_PMU_START_FLAG_SET_INIT_VALUE, 100);
+	r = gt_pmu_start(idx, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, 100);
 	GT_CHECK_SBI("start-ok", r, SBI_SUCCESS);
-	r = start(idx, 0, 0);
+	r = gt_pmu_start(idx, 1, 0, 0);
 	GT_CHECK_SBI("start-double-already-started", r, SBI_ERR_ALREADY_STARTED);
 	spin(10000);
-	GT_CHECK_SBI("stop-ok", stop(idx, 0), SBI_SUCCESS);
-	v0 = read_counter(idx);
+	GT_CHECK_SBI("stop-ok", gt_pmu_stop(idx, 1, 0), SBI_SUCCESS);
+	v0 = gt_pmu_read_csr(idx);
 	GT_CHECK_GE("stop-counted-loop", v0, 100 + 20000);
 	if (!gt_native()) /* see SANE above */
 		GT_CHECK_LE("stop-counted-loop-sane", v0, 100 + 20000 + 2000);
 	spin(10000);
-	v1 = read_counter(idx);
+	v1 = gt_pmu_read_csr(idx);
 	GT_CHECK_EQ("stopped-does-not-advance", v1, v0);
-	GT_CHECK_SBI("stop-double-already-stopped", stop(idx, 0), SBI_ERR_ALREADY_STOPPED);
-	r = pmu(SBI_EXT_PMU_COUNTER_STOP, idx, 1, 1UL << 2, 0, 0);
+	GT_CHECK_SBI("stop-double-already-stopped", gt_pmu_stop(idx, 1, 0),
+		     SBI_ERR_ALREADY_STOPPED);
+	r = gt_pmu_stop(idx, 1, 1UL << 2);
 	if (gt_native())
 		gt_printf("pmu-api: native: stop flag bit 2 -> %ld\n", r.error);
 	else
 		GT_CHECK_SBI("stop-reserved-flag", r, SBI_ERR_INVALID_PARAM);
-	r = pmu(SBI_EXT_PMU_COUNTER_STOP, idx, 1, SBI_PMU_STOP_FLAG_TAKE_SNAPSHOT, 0, 0);
+	r = gt_pmu_stop(idx, 1, SBI_PMU_STOP_FLAG_TAKE_SNAPSHOT);
 	GT_CHECK_SBI("stop-take-snapshot-no-shmem", r, SBI_ERR_NO_SHMEM);
-	r = pmu(SBI_EXT_PMU_COUNTER_STOP, num, 1, 0, 0, 0);
+	r = gt_pmu_stop(num, 1, 0);
 	GT_CHECK_SBI("stop-base-eq-num", r, SBI_ERR_INVALID_PARAM);
 	/* start without SET_INIT_VALUE continues from the stopped value */
-	start(idx, 0, 0);
+	gt_pmu_start(idx, 1, 0, 0);
 	spin(10000);
-	stop(idx, 0);
-	v2 = read_counter(idx);
+	gt_pmu_stop(idx, 1, 0);
+	v2 = gt_pmu_read_csr(idx);
 	GT_CHECK_GE("restart-continues", v2, v0 + 20000);
 	if (!gt_native()) /* see SANE above */
 		GT_CHECK_LE("restart-continues-sane", v2, v0 + 20000 + 2000);
 	/* RESET releases: start refused, the counter is free again */
-	GT_CHECK_SBI("stop-reset-ok", stop(idx, SBI_PMU_STOP_FLAG_RESET), SBI_ERR_ALREADY_STOPPED);
-	GT_CHECK_SBI("start-after-reset-invalid", start(idx, 0, 0), SBI_ERR_INVALID_PARAM);
+	GT_CHECK_SBI("stop-reset-ok", gt_pmu_stop(idx, 1, SBI_PMU_STOP_FLAG_RESET),
+		     SBI_ERR_ALREADY_STOPPED);
+	GT_CHECK_SBI("start-after-reset-invalid", gt_pmu_start(idx, 1, 0, 0),
+		     SBI_ERR_INVALID_PARAM);
 	if (!gt_native()) {
 		gt_expect_trap(EXC_ILLEGAL_INSN);
-		(void)read_counter(idx);
+		(void)gt_pmu_read_csr(idx);
 		GT_CHECK_EQ("csr-after-reset-illegal", gt_trapped(), EXC_ILLEGAL_INSN);
 	}
-	r = cfg(idx, 1, 0, EV_INSTRET, 0);
+	r = gt_pmu_cfg(idx, 1, 0, EV_INSTRET, 0);
 	GT_CHECK_SBI("cfg-after-reset-ok", r, SBI_SUCCESS);
 	GT_CHECK_EQ("cfg-after-reset-same-counter", r.value, idx);
 	/* a started counter reset in one call */
-	start(idx, 0, 0);
-	GT_CHECK_SBI("stop-reset-started-ok", stop(idx, SBI_PMU_STOP_FLAG_RESET), SBI_SUCCESS);
-	GT_CHECK_SBI("start-unconfigured-invalid", start(idx, 0, 0), SBI_ERR_INVALID_PARAM);
+	gt_pmu_start(idx, 1, 0, 0);
+	GT_CHECK_SBI("stop-reset-started-ok", gt_pmu_stop(idx, 1, SBI_PMU_STOP_FLAG_RESET),
+		     SBI_SUCCESS);
+	GT_CHECK_SBI("start-unconfigured-invalid", gt_pmu_start(idx, 1, 0, 0),
+		     SBI_ERR_INVALID_PARAM);
 
 	/* firmware counter: start/stop errors and FW_READ/FW_READ_HI */
-	r = cfg(0, fwm << fw_first, SBI_PMU_CFG_FLAG_CLEAR_VALUE, EV_FW(SBI_PMU_FW_SET_TIMER), 0);
+	r = gt_pmu_cfg(0, fwm << fw_first, SBI_PMU_CFG_FLAG_CLEAR_VALUE,
+		       GT_PMU_EV_FW(SBI_PMU_FW_SET_TIMER), 0);
 	f = r.value;
-	GT_CHECK_SBI("fw-read-configured", fw_read(f), SBI_SUCCESS);
-	GT_CHECK_EQ("fw-read-cleared-zero", fw_read(f).value, 0);
-	start(f, SBI_PMU_START_FLAG_SET_INIT_VALUE, 40);
-	r = start(f, 0, 0);
+	GT_CHECK_SBI("fw-read-configured", gt_pmu_fw_read(f), SBI_SUCCESS);
+	GT_CHECK_EQ("fw-read-cleared-zero", gt_pmu_fw_read(f).value, 0);
+	gt_pmu_start(f, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, 40);
+	r = gt_pmu_start(f, 1, 0, 0);
 	if (gt_native()) /* OpenSBI 1.5: SUCCESS for a started firmware counter */
 		gt_printf("pmu-api: native: fw double start -> %ld\n", r.error);
 	else
 		GT_CHECK_SBI("fw-start-double", r, SBI_ERR_ALREADY_STARTED);
 	gt_sbi_set_timer(~0UL);
-	GT_CHECK_EQ("fw-read-init-plus-1", fw_read(f).value, 41);
-	r = pmu(SBI_EXT_PMU_COUNTER_FW_READ_HI, f, 0, 0, 0, 0);
+	GT_CHECK_EQ("fw-read-init-plus-1", gt_pmu_fw_read(f).value, 41);
+	r = gt_pmu_fw_read_hi(f);
 	GT_CHECK_SBI("fw-read-hi-ok", r, SBI_SUCCESS);
 	GT_CHECK_EQ("fw-read-hi-zero", r.value, 0);
-	GT_CHECK_SBI("fw-stop-ok", stop(f, 0), SBI_SUCCESS);
-	r = stop(f, 0);
+	GT_CHECK_SBI("fw-stop-ok", gt_pmu_stop(f, 1, 0), SBI_SUCCESS);
+	r = gt_pmu_stop(f, 1, 0);
 	if (gt_native()) /* platform.md: OpenSBI answers SUCCESS */
 		gt_printf("pmu-api: native: fw double stop -> %ld\n", r.error);
 	else
 		GT_CHECK_SBI("fw-stop-double-already-stopped", r, SBI_ERR_ALREADY_STOPPED);
-	release(f);
-	GT_CHECK_SBI("fw-read-after-reset-invalid", fw_read(f), SBI_ERR_INVALID_PARAM);
+	gt_pmu_release(f);
+	GT_CHECK_SBI("fw-read-after-reset-invalid", gt_pmu_fw_read(f), SBI_ERR_INVALID_PARAM);
 	/* OpenSBI 1.5 answers FW_READ_HI with SUCCESS, 0 for any index on RV64 */
 	if (!gt_native())
-		GT_CHECK_SBI("fw-read-hi-after-reset-invalid",
-			     pmu(SBI_EXT_PMU_COUNTER_FW_READ_HI, f, 0, 0, 0, 0),
+		GT_CHECK_SBI("fw-read-hi-after-reset-invalid", gt_pmu_fw_read_hi(f),
 			     SBI_ERR_INVALID_PARAM);
-	GT_CHECK_SBI("fw-start-after-reset-invalid", start(f, 0, 0), SBI_ERR_INVALID_PARAM);
-	GT_CHECK_SBI("fw-read-unconfigured-invalid", fw_read(fw_first + nfw - 1),
+	GT_CHECK_SBI("fw-start-after-reset-invalid", gt_pmu_start(f, 1, 0, 0),
 		     SBI_ERR_INVALID_PARAM);
-	GT_CHECK_SBI("fw-read-num-invalid", fw_read(num), SBI_ERR_INVALID_PARAM);
+	GT_CHECK_SBI("fw-read-unconfigured-invalid", gt_pmu_fw_read(fw_first + nfw - 1),
+		     SBI_ERR_INVALID_PARAM);
+	GT_CHECK_SBI("fw-read-num-invalid", gt_pmu_fw_read(num), SBI_ERR_INVALID_PARAM);
 	/* FW_READ(_HI) of a hardware counter, configured or not */
-	r = cfg(0, prog_mask, 0, EV_INSTRET, 0);
+	r = gt_pmu_cfg(0, prog_mask, 0, EV_INSTRET, 0);
 	idx = r.value;
-	r = fw_read(idx);
+	r = gt_pmu_fw_read(idx);
 	if (gt_native())
 		gt_printf("pmu-api: native: fw_read of a hw counter -> %ld\n", r.error);
 	else
 		GT_CHECK_SBI("fw-read-hw-invalid", r, SBI_ERR_INVALID_PARAM);
 	if (!gt_native())
-		GT_CHECK_SBI("fw-read-hi-hw-invalid",
-			     pmu(SBI_EXT_PMU_COUNTER_FW_READ_HI, idx, 0, 0, 0, 0),
+		GT_CHECK_SBI("fw-read-hi-hw-invalid", gt_pmu_fw_read_hi(idx),
 			     SBI_ERR_INVALID_PARAM);
-	release(idx);
+	gt_pmu_release(idx);
 }
 
 /* -------------------------------------------------- counter CSRs, after */
@@ -663,17 +598,17 @@ static void check_csrs(void)
 	unsigned long idx, v0, v1;
 
 	/* configured, never started, value cleared: reads 0 (emulated on pmuvisor) */
-	r = cfg(0, prog_mask, SBI_PMU_CFG_FLAG_CLEAR_VALUE, EV_INSTRET, 0);
+	r = gt_pmu_cfg(0, prog_mask, SBI_PMU_CFG_FLAG_CLEAR_VALUE, EV_INSTRET, 0);
 	idx = r.value;
 	gt_expect_trap(EXC_ILLEGAL_INSN);
-	v0 = read_counter(idx);
+	v0 = gt_pmu_read_csr(idx);
 	GT_CHECK_EQ("csr-configured-no-trap", gt_trapped(), -1L);
 	GT_CHECK_EQ("csr-configured-not-started-zero", v0, 0);
 	/* started: a direct read, advancing with the guest's instructions */
-	start(idx, SBI_PMU_START_FLAG_SET_INIT_VALUE, 1UL << 40);
-	v0 = read_counter(idx);
+	gt_pmu_start(idx, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, 1UL << 40);
+	v0 = gt_pmu_read_csr(idx);
 	spin(5000);
-	v1 = read_counter(idx);
+	v1 = gt_pmu_read_csr(idx);
 	GT_CHECK_GE("csr-started-init-value", v0, 1UL << 40);
 	GT_CHECK_GE("csr-started-advances", v1 - v0, 10000);
 	if (!gt_native()) /* see SANE above */
@@ -688,15 +623,15 @@ static void check_csrs(void)
 	gt_expect_trap(EXC_ILLEGAL_INSN);
 	asm volatile("csrs hpmcounter5, %0" ::"r"(1UL) : "memory");
 	GT_CHECK_EQ("csr-set-hpmcounter5-illegal", gt_trapped(), EXC_ILLEGAL_INSN);
-	stop(idx, 0);
-	v0 = read_counter(idx);
+	gt_pmu_stop(idx, 1, 0);
+	v0 = gt_pmu_read_csr(idx);
 	GT_CHECK_GE("csr-stopped-value", v0, (1UL << 40) + 10000);
-	release(idx);
+	gt_pmu_release(idx);
 
 	/* cycles on counter 0, read with rdcycle */
-	r = cfg(0, 1, SBI_PMU_CFG_FLAG_CLEAR_VALUE, EV_CYCLES, 0);
+	r = gt_pmu_cfg(0, 1, SBI_PMU_CFG_FLAG_CLEAR_VALUE, EV_CYCLES, 0);
 	GT_CHECK_SBI("cycle-cfg-ok", r, SBI_SUCCESS);
-	r = start(0, 0, 0);
+	r = gt_pmu_start(0, 1, 0, 0);
 	if (gt_native()) /* platform.md: OpenSBI reports the fixed counter already started */
 		gt_printf("pmu-api: native: start of counter 0 after cfg -> %ld\n", r.error);
 	else
@@ -705,13 +640,13 @@ static void check_csrs(void)
 	spin(5000);
 	v1 = csr_read(cycle);
 	GT_CHECK_GE("cycle-advances", v1 - v0, 1);
-	release(0);
+	gt_pmu_release(0);
 }
 
 /* ------------------------------------------------------------ U-mode */
 static unsigned long user_read(unsigned long idx)
 {
-	return read_counter(idx);
+	return gt_pmu_read_csr(idx);
 }
 
 static void check_user(void)
@@ -720,9 +655,9 @@ static void check_user(void)
 	unsigned long idx, v, saved = csr_read(scounteren);
 	long c;
 
-	r = cfg(0, prog_mask, SBI_PMU_CFG_FLAG_CLEAR_VALUE, EV_INSTRET, 0);
+	r = gt_pmu_cfg(0, prog_mask, SBI_PMU_CFG_FLAG_CLEAR_VALUE, EV_INSTRET, 0);
 	idx = r.value;
-	start(idx, SBI_PMU_START_FLAG_SET_INIT_VALUE, 1UL << 32);
+	gt_pmu_start(idx, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, 1UL << 32);
 
 	/* scounteren bit clear: illegal instruction, as on hardware */
 	csr_write(scounteren, 0);
@@ -747,14 +682,14 @@ static void check_user(void)
 	if (!gt_native()) /* see SANE above */
 		GT_CHECK_LE("user-scounteren-value-sane", v, (1UL << 32) + 100000);
 	/* stopped: still readable, the stopped value */
-	stop(idx, 0);
-	v = read_counter(idx);
+	gt_pmu_stop(idx, 1, 0);
+	v = gt_pmu_read_csr(idx);
 	GT_CHECK_EQ("user-stopped-value", gt_run_user(user_read, idx), v);
 	csr_write(scounteren, 0);
 	gt_expect_trap(EXC_ILLEGAL_INSN);
 	gt_run_user(user_read, idx);
 	GT_CHECK_EQ("user-stopped-no-scounteren-illegal", gt_trapped(), EXC_ILLEGAL_INSN);
-	release(idx);
+	gt_pmu_release(idx);
 	/* an unconfigured counter is illegal from U-mode even with scounteren */
 	if (!gt_native()) {
 		csr_write(scounteren, ~0UL);
@@ -766,13 +701,8 @@ static void check_user(void)
 }
 
 /* -------------------------------------------------------- EVENT_GET_INFO */
-struct event_info {
-	uint32_t event_idx;
-	uint32_t output;
-	uint64_t event_data;
-};
 
-static struct event_info ev_info[8] __attribute__((aligned(16)));
+static struct gt_pmu_event_info ev_info[8] __attribute__((aligned(16)));
 
 static void check_event_info(void)
 {
@@ -787,7 +717,7 @@ static void check_event_info(void)
 		{EV_ITLB_RD, 1},
 		{0x1234, 0},
 		{SBI_PMU_HW_BRANCH_MISSES, 0},
-		{EV_FW(SBI_PMU_FW_IPI_SENT), 1},
+		{GT_PMU_EV_FW(SBI_PMU_FW_IPI_SENT), 1},
 	};
 	unsigned long base = (unsigned long)ev_info, i;
 	struct sbi_ret r;
@@ -797,7 +727,7 @@ static void check_event_info(void)
 		ev_info[i].output = 0xdeadbeef;
 		ev_info[i].event_data = 0;
 	}
-	r = pmu(SBI_EXT_PMU_EVENT_GET_INFO, base, 0, 8, 0, 0);
+	r = gt_pmu_event_get_info(base, 0, 8, 0);
 	if (gt_native()) { /* OpenSBI 1.5 implements SBI 2.0: no EVENT_GET_INFO */
 		gt_printf("pmu-api: native: event_get_info -> %ld\n", r.error);
 		return;
@@ -808,37 +738,37 @@ static void check_event_info(void)
 			    want[i].supported);
 	GT_CHECK_EQ("event-info-idx-untouched", ev_info[2].event_idx, EV_DTLB_RD);
 	/* the probes leave every counter free */
-	r = cfg(0, prog_mask, 0, EV_DTLB_RD, 0);
+	r = gt_pmu_cfg(0, prog_mask, 0, EV_DTLB_RD, 0);
 	GT_CHECK_SBI("event-info-left-counters-free", r, SBI_SUCCESS);
 	if (!r.error)
-		release(r.value);
+		gt_pmu_release(r.value);
 
 	for (i = 0; i < 8; i++)
 		ev_info[i].output = 0xdeadbeef;
-	r = pmu(SBI_EXT_PMU_EVENT_GET_INFO, base, 0, 8, 1, 0);
+	r = gt_pmu_event_get_info(base, 0, 8, 1);
 	GT_CHECK_SBI("event-info-flags-invalid", r, SBI_ERR_INVALID_PARAM);
-	r = pmu(SBI_EXT_PMU_EVENT_GET_INFO, base, 0, 0, 0, 0);
+	r = gt_pmu_event_get_info(base, 0, 0, 0);
 	GT_CHECK_SBI("event-info-zero-entries-invalid", r, SBI_ERR_INVALID_PARAM);
-	r = pmu(SBI_EXT_PMU_EVENT_GET_INFO, base + 8, 0, 1, 0, 0);
+	r = gt_pmu_event_get_info(base + 8, 0, 1, 0);
 	GT_CHECK_SBI("event-info-misaligned-invalid", r, SBI_ERR_INVALID_PARAM);
-	r = pmu(SBI_EXT_PMU_EVENT_GET_INFO, 0x1000, 0, 1, 0, 0);
+	r = gt_pmu_event_get_info(0x1000, 0, 1, 0);
 	GT_CHECK_SBI("event-info-outside-ram", r, SBI_ERR_INVALID_ADDRESS);
 	{
 		/* a valid first entry in the last 16 bytes of RAM, the second one past it */
-		volatile struct event_info *last =
-			(volatile struct event_info *)(gt_ram_base() + gt_ram_size() - 16);
-		struct event_info saved = *last;
+		volatile struct gt_pmu_event_info *last =
+			(volatile struct gt_pmu_event_info *)(gt_ram_base() + gt_ram_size() - 16);
+		struct gt_pmu_event_info saved = *last;
 
 		last->event_idx = EV_CYCLES;
 		last->event_data = 0;
-		r = pmu(SBI_EXT_PMU_EVENT_GET_INFO, (unsigned long)last, 0, 2, 0, 0);
+		r = gt_pmu_event_get_info((unsigned long)last, 0, 2, 0);
 		*last = saved;
 		GT_CHECK_SBI("event-info-past-ram-end", r, SBI_ERR_INVALID_ADDRESS);
 	}
-	r = pmu(SBI_EXT_PMU_EVENT_GET_INFO, base, 1, 1, 0, 0);
+	r = gt_pmu_event_get_info(base, 1, 1, 0);
 	GT_CHECK_SBI("event-info-hi-invalid-address", r, SBI_ERR_INVALID_ADDRESS);
 	ev_info[1].event_idx = 0x40002; /* type 4: malformed */
-	r = pmu(SBI_EXT_PMU_EVENT_GET_INFO, base, 0, 2, 0, 0);
+	r = gt_pmu_event_get_info(base, 0, 2, 0);
 	GT_CHECK_SBI("event-info-bad-type-invalid", r, SBI_ERR_INVALID_PARAM);
 	GT_CHECK_EQ("event-info-errors-write-nothing", ev_info[0].output, 0xdeadbeef);
 }
@@ -859,6 +789,6 @@ void gt_main(unsigned long hartid, const void *fdt)
 	check_user();
 	check_event_info();
 	/* unknown FID */
-	GT_CHECK_SBI("fid-9-not-supported", pmu(9, 0, 0, 0, 0, 0), SBI_ERR_NOT_SUPPORTED);
+	GT_CHECK_SBI("fid-9-not-supported", gt_pmu_call(9, 0, 0, 0, 0, 0), SBI_ERR_NOT_SUPPORTED);
 	gt_exit();
 }

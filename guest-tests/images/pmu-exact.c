@@ -10,6 +10,7 @@
  * same numbers (docs/vpmu.md).
  */
 #include "gt.h"
+#include "pmu.h"
 
 GT_IMAGE("pmu-exact");
 
@@ -18,46 +19,14 @@ GT_IMAGE("pmu-exact");
 
 static unsigned long hw_mask; /* hardware counters, from counter_get_info as Linux builds it */
 
-static unsigned long read_counter(unsigned long idx)
-{
-#define RD(n)                                                                                      \
-	case n:                                                                                    \
-		return csr_read(0xc00 + n)
-	switch (idx) {
-		RD(0); RD(2); RD(3); RD(4); RD(5); RD(6); RD(7); RD(8); RD(9); RD(10); RD(11);
-		RD(12); RD(13); RD(14); RD(15); RD(16); RD(17); RD(18); RD(19); RD(20); RD(21);
-		RD(22); RD(23); RD(24); RD(25); RD(26); RD(27); RD(28); RD(29); RD(30); RD(31);
-	}
-#undef RD
-	return ~0UL;
-}
-
 /* Find a counter for event, cleared and stopped, with the guest's filter flags */
 static long configure(unsigned long event, unsigned long filter)
 {
-	struct sbi_ret r = gt_sbi_call(SBI_EXT_PMU, SBI_EXT_PMU_COUNTER_CFG_MATCH, 0, hw_mask,
-				       SBI_PMU_CFG_FLAG_CLEAR_VALUE | filter, event, 0, 0);
-
-	return r.error ? r.error : (long)r.value;
+	return gt_pmu_cfg_idx(0, hw_mask, SBI_PMU_CFG_FLAG_CLEAR_VALUE | filter, event);
 }
 
-static void release(unsigned long idx)
-{
-	gt_sbi_call(SBI_EXT_PMU, SBI_EXT_PMU_COUNTER_STOP, idx, 1, SBI_PMU_STOP_FLAG_RESET, 0, 0,
-		    0);
-}
-
-/*
- * U-mode part: the sret that enters U, 2 instructions per iteration, `ret`,
- * then the library's exit stub: `li a7` and the `ecall` that traps back:
- * 2n + 4 instructions.
- */
-unsigned long user_loop(unsigned long n);
-asm(".text\n.globl user_loop\nuser_loop:\n"
-    "1:	addi a0, a0, -1\n"
-    "	bnez a0, 1b\n"
-    "	ret\n");
-#define USER_LOOP_COUNT(n) (2 * (n) + 4)
+/* U-mode part: gt_pmu_user_loop(n), 2n + 4 instructions (see pmu.h) */
+#define USER_LOOP_COUNT(n) GT_PMU_USER_LOOP_COUNT(n)
 
 /*
  * VS-mode part, all in one asm block so the count is exact: the sret that
@@ -99,14 +68,13 @@ static unsigned long measure_user(unsigned long event, unsigned long filter, uns
 
 	if (idx < 0)
 		return (unsigned long)idx;
-	r = gt_sbi_call(SBI_EXT_PMU, SBI_EXT_PMU_COUNTER_START, (unsigned long)idx, 1,
-			SBI_PMU_START_FLAG_SET_INIT_VALUE, 0, 0, 0);
+	r = gt_pmu_start((unsigned long)idx, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, 0);
 	if (r.error)
 		return (unsigned long)r.error;
-	gt_run_user(user_loop, n);
-	gt_sbi_call(SBI_EXT_PMU, SBI_EXT_PMU_COUNTER_STOP, (unsigned long)idx, 1, 0, 0, 0, 0);
-	v = read_counter((unsigned long)idx);
-	release((unsigned long)idx);
+	gt_run_user(gt_pmu_user_loop, n);
+	gt_pmu_stop((unsigned long)idx, 1, 0);
+	v = gt_pmu_read_csr((unsigned long)idx);
+	gt_pmu_release((unsigned long)idx);
 	return v;
 }
 
@@ -118,14 +86,14 @@ static unsigned long measure_vs(unsigned long event, unsigned long filter, unsig
 	if (idx < 0)
 		return (unsigned long)idx;
 	vs_loop((unsigned long)idx, n);
-	v = read_counter((unsigned long)idx);
-	release((unsigned long)idx);
+	v = gt_pmu_read_csr((unsigned long)idx);
+	gt_pmu_release((unsigned long)idx);
 	return v;
 }
 
 static void check_event(const char *what, unsigned long event)
 {
-	static const unsigned long ns[] = { 1000, 300000 };
+	static const unsigned long ns[] = {1000, 300000};
 	/* UINH around a U-mode loop: only the VS-mode code of gt_run_user */
 	unsigned long around = measure_user(event, SBI_PMU_CFG_FLAG_SET_UINH, 10);
 	char name[64];
@@ -156,18 +124,14 @@ static void check_event(const char *what, unsigned long event)
 
 void gt_main(unsigned long hartid, const void *fdt)
 {
+	struct gt_pmu_layout pl;
 	struct sbi_ret r;
 
 	(void)hartid;
 	(void)fdt;
-	r = gt_sbi0(SBI_EXT_PMU, SBI_EXT_PMU_NUM_COUNTERS);
+	r = gt_pmu_layout(&pl);
 	GT_CHECK_SBI("num-counters", r, SBI_SUCCESS);
-	for (unsigned long i = 0; i < r.value && i < 64; i++) {
-		struct sbi_ret info = gt_sbi1(SBI_EXT_PMU, SBI_EXT_PMU_COUNTER_GET_INFO, i);
-
-		if (!info.error && !(info.value & SBI_PMU_CTR_INFO_FW))
-			hw_mask |= 1UL << i;
-	}
+	hw_mask = pl.hw_mask;
 	GT_CHECK_NE("hw-counters-found", hw_mask, 0);
 	check_event("instret", HW_INSTRUCTIONS);
 	check_event("cycles", HW_CYCLES);

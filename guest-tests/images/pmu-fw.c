@@ -9,12 +9,12 @@
  * the illegal-instruction exceptions the hypervisor injects.
  */
 #include "gt.h"
+#include "pmu.h"
 
 GT_IMAGE("pmu-fw");
 
-#define EV_FW(c) ((0xfUL << 16) | (c))
-
-static unsigned long num, fw_first, nfw, fw_set, boot, other;
+static struct gt_pmu_layout pl;
+static unsigned long boot, other;
 static volatile unsigned long ipi_count[GT_MAX_HARTS];
 static volatile unsigned long peer_ready, go_send, peer_sent_done, go_report, peer_reported,
 	go_fence, peer_fence_done, go_stop;
@@ -35,34 +35,22 @@ static volatile unsigned long peer_cfg_err, peer_after_boot_ipis[2], peer_after_
 			GT_CHECK_EQ(name, got, expected);                                          \
 	} while (0)
 
-static struct sbi_ret pmu(unsigned long fid, unsigned long a0, unsigned long a1, unsigned long a2,
-			  unsigned long a3)
-{
-	return gt_sbi_call(SBI_EXT_PMU, fid, a0, a1, a2, a3, 0, 0);
-}
-
 /* A firmware counter for fw event e, started from 0; -1 on error */
 static unsigned long fw_counter(unsigned long e)
 {
-	struct sbi_ret r = gt_sbi_call(SBI_EXT_PMU, SBI_EXT_PMU_COUNTER_CFG_MATCH, 0, fw_set, 0,
-				       EV_FW(e), 0, 0);
+	long idx = gt_pmu_cfg_idx(0, pl.fw_mask, 0, GT_PMU_EV_FW(e));
 
-	if (r.error)
+	if (idx < 0)
 		return ~0UL;
-	pmu(SBI_EXT_PMU_COUNTER_START, r.value, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, 0);
-	return r.value;
+	gt_pmu_start((unsigned long)idx, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, 0);
+	return (unsigned long)idx;
 }
 
 static unsigned long rd(unsigned long idx)
 {
-	struct sbi_ret r = pmu(SBI_EXT_PMU_COUNTER_FW_READ, idx, 0, 0, 0);
+	struct sbi_ret r = gt_pmu_fw_read(idx);
 
 	return r.error ? ~0UL : r.value;
-}
-
-static void stop(unsigned long idx, unsigned long flags)
-{
-	pmu(SBI_EXT_PMU_COUNTER_STOP, idx, 1, flags, 0);
 }
 
 static void ssi_irq(unsigned long irq, struct gt_frame *f)
@@ -71,24 +59,6 @@ static void ssi_irq(unsigned long irq, struct gt_frame *f)
 	(void)f;
 	csr_clear(sip, SIP_SSIP);
 	ipi_count[gt_hartid()]++;
-}
-
-static void layout(void)
-{
-	struct sbi_ret r = pmu(SBI_EXT_PMU_NUM_COUNTERS, 0, 0, 0, 0);
-	unsigned long i;
-
-	num = r.value < 64 ? r.value : 63;
-	fw_first = ~0UL;
-	for (i = 0; i < num; i++) {
-		r = pmu(SBI_EXT_PMU_COUNTER_GET_INFO, i, 0, 0, 0);
-		if (!r.error && (r.value & SBI_PMU_CTR_INFO_FW)) {
-			if (fw_first == ~0UL)
-				fw_first = i;
-			nfw++;
-			fw_set |= 1UL << i;
-		}
-	}
 }
 
 static void check_set_timer(void)
@@ -102,7 +72,7 @@ static void check_set_timer(void)
 	for (i = 0; i < 10; i++)
 		gt_sbi_set_timer(~0UL);
 	GT_CHECK_EQ("set-timer-10-calls", rd(a), 10);
-	r = pmu(SBI_EXT_PMU_COUNTER_FW_READ_HI, a, 0, 0, 0);
+	r = gt_pmu_fw_read_hi(a);
 	GT_CHECK_SBI("set-timer-read-hi-ok", r, SBI_SUCCESS);
 	GT_CHECK_EQ("set-timer-read-hi-zero", r.value, 0);
 	/* the legacy SET_TIMER (EID 0x00) is the same event */
@@ -118,13 +88,13 @@ static void check_set_timer(void)
 	HV_CHECK_EQ("set-timer-both-second", rd(b), 3);
 	GT_CHECK_EQ("set-timer-other-event-zero", rd(ipi), 0);
 	/* stopped: not a single count */
-	stop(a, 0);
+	gt_pmu_stop(a, 1, 0);
 	for (i = 0; i < 5; i++)
 		gt_sbi_set_timer(~0UL);
 	GT_CHECK_EQ("set-timer-stopped-no-count", rd(a), 14);
 	HV_CHECK_EQ("set-timer-running-one-counts", rd(b), 8);
 	/* restarted without an initial value: continues */
-	pmu(SBI_EXT_PMU_COUNTER_START, a, 1, 0, 0);
+	gt_pmu_start(a, 1, 0, 0);
 	gt_sbi_set_timer(~0UL);
 	GT_CHECK_EQ("set-timer-restart-continues", rd(a), 15);
 	/* a timer that fires still counts only the call */
@@ -132,11 +102,10 @@ static void check_set_timer(void)
 	gt_delay_ticks(gt_us_to_ticks(2000));
 	gt_sbi_set_timer(~0UL);
 	GT_CHECK_EQ("set-timer-after-expiry", rd(a), 17);
-	stop(a, SBI_PMU_STOP_FLAG_RESET);
-	stop(b, SBI_PMU_STOP_FLAG_RESET);
-	stop(ipi, SBI_PMU_STOP_FLAG_RESET);
-	GT_CHECK_SBI("set-timer-reset-released", pmu(SBI_EXT_PMU_COUNTER_FW_READ, a, 0, 0, 0),
-		     SBI_ERR_INVALID_PARAM);
+	gt_pmu_release(a);
+	gt_pmu_release(b);
+	gt_pmu_release(ipi);
+	GT_CHECK_SBI("set-timer-reset-released", gt_pmu_fw_read(a), SBI_ERR_INVALID_PARAM);
 }
 
 static void check_illegal_insn(void)
@@ -152,7 +121,7 @@ static void check_illegal_insn(void)
 		gt_trapped();
 	}
 	GT_CHECK_EQ("illegal-insn-3-injected", rd(c), 3);
-	stop(c, SBI_PMU_STOP_FLAG_RESET);
+	gt_pmu_release(c);
 }
 
 static void peer(unsigned long hartid, unsigned long opaque)
@@ -186,8 +155,8 @@ static void peer(unsigned long hartid, unsigned long opaque)
 	gt_wait_ge(&go_report, 1, 20 * sec);
 	peer_after_bcast[0] = rd(sent);
 	peer_after_bcast[1] = rd(rcvd);
-	stop(sent, 0);
-	stop(rcvd, 0);
+	gt_pmu_stop(sent, 1, 0);
+	gt_pmu_stop(rcvd, 1, 0);
 	gt_atomic_store(&peer_reported, 1);
 
 	gt_wait_ge(&go_fence, 1, 20 * sec);
@@ -262,8 +231,8 @@ static void check_ipis(void)
 	/* an invalid target counts nothing */
 	gt_sbi_send_ipi(1, gt_max_hart_id() + 1);
 	HV_CHECK_EQ("invalid-target-sent", rd(sent), 5);
-	stop(sent, SBI_PMU_STOP_FLAG_RESET);
-	stop(rcvd, SBI_PMU_STOP_FLAG_RESET);
+	gt_pmu_release(sent);
+	gt_pmu_release(rcvd);
 
 	/* remote fence.i to the peer */
 	r = gt_sbi2(SBI_EXT_RFENCE, SBI_EXT_RFENCE_REMOTE_FENCE_I, 1UL << other, 0);
@@ -277,8 +246,8 @@ static void check_ipis(void)
 	GT_CHECK_EQ("fence-i-peer-rcvd-reread", peer_fence_rcvd2, 1);
 	GT_CHECK_EQ("fence-i-peer-sent", peer_fence_sent, 0);
 	gt_atomic_store(&go_stop, 1);
-	stop(fsent, SBI_PMU_STOP_FLAG_RESET);
-	stop(frcvd, SBI_PMU_STOP_FLAG_RESET);
+	gt_pmu_release(fsent);
+	gt_pmu_release(frcvd);
 	gt_wait_hart_state(other, SBI_HSM_STATE_STOPPED, 5 * sec);
 	csr_clear(sie, SIE_SSIE);
 }
@@ -287,8 +256,8 @@ void gt_main(unsigned long hartid, const void *fdt)
 {
 	(void)fdt;
 	boot = hartid;
-	layout();
-	if (!GT_CHECK_GE("fw-counters", nfw, 4))
+	gt_pmu_layout(&pl);
+	if (!GT_CHECK_GE("fw-counters", pl.nfw, 4))
 		gt_exit();
 	check_set_timer();
 	check_illegal_insn();

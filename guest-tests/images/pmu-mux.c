@@ -45,73 +45,22 @@
  * silently stops the other guest's counter of the same event: checked too.
  */
 #include "gt.h"
+#include "pmu.h"
 
 GT_IMAGE("pmu-mux");
 
 #define EV_CYCLES	SBI_PMU_HW_CPU_CYCLES
 #define EV_INSTRUCTIONS SBI_PMU_HW_INSTRUCTIONS
-#define EV_FW(code)	((0xfUL << 16) | (code))
 #define SINH		SBI_PMU_CFG_FLAG_SET_SINH
 #define CLEAR		SBI_PMU_CFG_FLAG_CLEAR_VALUE
 #define TIMEOUT_TICKS	(gt_timebase() * 100) /* virtual seconds: the run is long */
 
-static unsigned long hw_mask, prog_mask, fw_first, num_counters, hw_top;
+static struct gt_pmu_layout pl;
 static char mode = 'a';
 static bool isolation = true;
 
 /* ---- helpers ---- */
-static unsigned long read_counter(unsigned long idx)
-{
-#define RD(n)                                                                                      \
-	case n:                                                                                    \
-		return csr_read(0xc00 + n)
-	switch (idx) {
-		RD(0); RD(1); RD(2); RD(3); RD(4); RD(5); RD(6); RD(7); RD(8); RD(9); RD(10); RD(11);
-		RD(12); RD(13); RD(14); RD(15); RD(16); RD(17); RD(18); RD(19); RD(20); RD(21);
-		RD(22); RD(23); RD(24); RD(25); RD(26); RD(27); RD(28); RD(29); RD(30); RD(31);
-	}
-#undef RD
-	return ~0UL;
-}
-
-/* true when reading the counter's CSR raised an illegal instruction exception */
-static bool csr_read_traps(unsigned long idx)
-{
-	gt_expect_trap(EXC_ILLEGAL_INSN);
-	(void)read_counter(idx);
-	return gt_trapped() == EXC_ILLEGAL_INSN;
-}
-
-static long cfg(unsigned long base, unsigned long mask, unsigned long flags, unsigned long event)
-{
-	struct sbi_ret r = gt_sbi_call(SBI_EXT_PMU, SBI_EXT_PMU_COUNTER_CFG_MATCH, base, mask,
-				       flags, event, 0, 0);
-
-	return r.error ? r.error : (long)r.value;
-}
-
-static long start(unsigned long base, unsigned long mask)
-{
-	return gt_sbi_call(SBI_EXT_PMU, SBI_EXT_PMU_COUNTER_START, base, mask, 0, 0, 0, 0).error;
-}
-
-static long stop(unsigned long base, unsigned long mask, unsigned long flags)
-{
-	return gt_sbi_call(SBI_EXT_PMU, SBI_EXT_PMU_COUNTER_STOP, base, mask, flags, 0, 0, 0)
-		.error;
-}
-
-static struct sbi_ret fw_read(unsigned long idx)
-{
-	return gt_sbi1(SBI_EXT_PMU, SBI_EXT_PMU_COUNTER_FW_READ, idx);
-}
-
-unsigned long mux_user_loop(unsigned long n);
-asm(".text\n.globl mux_user_loop\nmux_user_loop:\n"
-    "1:	addi a0, a0, -1\n"
-    "	bnez a0, 1b\n"
-    "	ret\n");
-#define VU(n) (2 * (n) + 4)
+#define VU(n) GT_PMU_USER_LOOP_COUNT(n)
 
 #define CHECK(fmt_name, c, got, exp)                                                               \
 	({                                                                                         \
@@ -152,16 +101,16 @@ static bool exact = true;
 
 /* ---- per-vCPU state ---- */
 struct vstate {
-	unsigned long c;	/* vCPU index */
-	long lctr;		/* long-lived cycles counter (SINH), started at vCPU start */
-	unsigned long lexp;	/* its expected value: every VU instruction of this vCPU */
-	long fctr;		/* own firmware counter */
+	unsigned long c;    /* vCPU index */
+	long lctr;	    /* long-lived cycles counter (SINH), started at vCPU start */
+	unsigned long lexp; /* its expected value: every VU instruction of this vCPU */
+	long fctr;	    /* own firmware counter */
 	unsigned long foreign_ok, foreign_runs;
 };
 
 static void vu(struct vstate *s, unsigned long n)
 {
-	gt_run_user(mux_user_loop, n);
+	gt_run_user(gt_pmu_user_loop, n);
 	s->lexp += VU(n);
 }
 
@@ -169,15 +118,15 @@ static void vu(struct vstate *s, unsigned long n)
 static void foreign_checks(struct vstate *s)
 {
 	unsigned long fixed = mode == 'a' ? 2 : 0;
-	unsigned long other_l = mode == 'a' ? hw_top - 1 : hw_top - 2;
-	unsigned long other_f = fw_first + (mode == 'a' ? 1 : 0);
+	unsigned long other_l = mode == 'a' ? pl.hw_top - 1 : pl.hw_top - 2;
+	unsigned long other_f = pl.fw_first + (mode == 'a' ? 1 : 0);
 	bool ok = true;
 
 	if (!isolation)
 		return;
-	ok &= csr_read_traps(fixed);
-	ok &= csr_read_traps(other_l);
-	ok &= fw_read(other_f).error == SBI_ERR_INVALID_PARAM;
+	ok &= gt_pmu_csr_traps(fixed);
+	ok &= gt_pmu_csr_traps(other_l);
+	ok &= gt_pmu_fw_read(other_f).error == SBI_ERR_INVALID_PARAM;
 	s->foreign_runs++;
 	s->foreign_ok += ok;
 }
@@ -185,7 +134,8 @@ static void foreign_checks(struct vstate *s)
 /* a programmable counter for instructions, away from the long-lived ones */
 static long cfg_prog_instret(void)
 {
-	return cfg(0, prog_mask & ~(3UL << (hw_top - 2)), CLEAR | SINH, EV_INSTRUCTIONS);
+	return gt_pmu_cfg_idx(0, pl.prog_mask & ~(3UL << (pl.hw_top - 2)), CLEAR | SINH,
+			      EV_INSTRUCTIONS);
 }
 
 /* base loop length of this guest and vCPU: different everywhere */
@@ -198,109 +148,110 @@ static unsigned long nbase(unsigned long c)
 
 static void run_vcpu(unsigned long c)
 {
-	struct vstate st = { .c = c }, *s = &st;
+	struct vstate st = {.c = c}, *s = &st;
 	unsigned long n, v, duo_fixed = mode == 'a' ? 0 : 2;
 	unsigned long duo_ev = mode == 'a' ? EV_CYCLES : EV_INSTRUCTIONS;
-	unsigned long lidx = hw_top - (mode == 'a' ? 2 : 1);
+	unsigned long lidx = pl.hw_top - (mode == 'a' ? 2 : 1);
 	uint64_t tl, t0;
 	long p, q;
 
 	/* the long-lived counter and the firmware counter */
 	tl = gt_rdtime();
-	s->lctr = cfg(lidx, 1, CLEAR | SINH, EV_CYCLES);
+	s->lctr = gt_pmu_cfg_idx(lidx, 1, CLEAR | SINH, EV_CYCLES);
 	CHECK("long-cycles-cfg", c, s->lctr, lidx);
-	CHECK("long-cycles-start", c, start(lidx, 1), 0);
-	s->fctr = cfg(fw_first + (mode == 'a' ? 0 : 1), 1, CLEAR, EV_FW(SBI_PMU_FW_SET_TIMER));
-	CHECK("fw-cfg", c, s->fctr, fw_first + (mode == 'a' ? 0 : 1));
-	CHECK("fw-start", c, start((unsigned long)s->fctr, 1), 0);
+	CHECK("long-cycles-start", c, gt_pmu_start(lidx, 1, 0, 0).error, 0);
+	s->fctr = gt_pmu_cfg_idx(pl.fw_first + (mode == 'a' ? 0 : 1), 1, CLEAR,
+				 GT_PMU_EV_FW(SBI_PMU_FW_SET_TIMER));
+	CHECK("fw-cfg", c, s->fctr, pl.fw_first + (mode == 'a' ? 0 : 1));
+	CHECK("fw-start", c, gt_pmu_start((unsigned long)s->fctr, 1, 0, 0).error, 0);
 	foreign_checks(s);
 
 	/* 1. one instret counter, one long loop across many slices */
 	n = nbase(c);
 	p = cfg_prog_instret();
-	CHECK("solo-cfg-programmable", c, p >= 3 && p < (long)hw_top - 2, 1);
+	CHECK("solo-cfg-programmable", c, p >= 3 && p < (long)pl.hw_top - 2, 1);
 	t0 = gt_rdtime();
-	start((unsigned long)p, 1);
+	gt_pmu_start((unsigned long)p, 1, 0, 0);
 	vu(s, n);
-	stop((unsigned long)p, 1, 0);
-	CHECK_COUNT("solo-instret-exact", c, read_counter((unsigned long)p), VU(n), t0);
-	stop((unsigned long)p, 1, SBI_PMU_STOP_FLAG_RESET);
+	gt_pmu_stop((unsigned long)p, 1, 0);
+	CHECK_COUNT("solo-instret-exact", c, gt_pmu_read_csr((unsigned long)p), VU(n), t0);
+	gt_pmu_release((unsigned long)p);
 	foreign_checks(s);
 
 	/* 2. two more counters live at once, started and stopped by one call each */
 	n = nbase(c) / 2 + 4321;
-	q = cfg(duo_fixed, 1, CLEAR | SINH, duo_ev);
+	q = gt_pmu_cfg_idx(duo_fixed, 1, CLEAR | SINH, duo_ev);
 	CHECK("duo-cfg-fixed", c, q, duo_fixed);
 	p = cfg_prog_instret();
-	CHECK("duo-cfg-programmable", c, p >= 3 && p < (long)hw_top - 2, 1);
+	CHECK("duo-cfg-programmable", c, p >= 3 && p < (long)pl.hw_top - 2, 1);
 	t0 = gt_rdtime();
-	CHECK("duo-start", c, start(0, (1UL << q) | (1UL << p)), 0);
+	CHECK("duo-start", c, gt_pmu_start(0, (1UL << q) | (1UL << p), 0, 0).error, 0);
 	vu(s, n);
-	CHECK("duo-stop", c, stop(0, (1UL << q) | (1UL << p), 0), 0);
-	CHECK_COUNT("duo-fixed-exact", c, read_counter((unsigned long)q), VU(n), t0);
-	CHECK_COUNT("duo-programmable-exact", c, read_counter((unsigned long)p), VU(n), t0);
-	stop(0, (1UL << q) | (1UL << p), SBI_PMU_STOP_FLAG_RESET);
+	CHECK("duo-stop", c, gt_pmu_stop(0, (1UL << q) | (1UL << p), 0).error, 0);
+	CHECK_COUNT("duo-fixed-exact", c, gt_pmu_read_csr((unsigned long)q), VU(n), t0);
+	CHECK_COUNT("duo-programmable-exact", c, gt_pmu_read_csr((unsigned long)p), VU(n), t0);
+	gt_pmu_stop(0, (1UL << q) | (1UL << p), SBI_PMU_STOP_FLAG_RESET);
 	foreign_checks(s);
 
 	/* 3. a running counter across chunks, isolation checks in between */
 	n = 1000000 + c * 1000 + (mode == 'b' ? 500 : 0);
 	p = cfg_prog_instret();
 	t0 = gt_rdtime();
-	start((unsigned long)p, 1);
+	gt_pmu_start((unsigned long)p, 1, 0, 0);
 	for (int k = 0; k < 16; k++) {
 		vu(s, n);
 		foreign_checks(s);
 	}
-	stop((unsigned long)p, 1, 0);
-	CHECK_COUNT("chunks-instret-exact", c, read_counter((unsigned long)p), 16 * VU(n), t0);
-	stop((unsigned long)p, 1, SBI_PMU_STOP_FLAG_RESET);
+	gt_pmu_stop((unsigned long)p, 1, 0);
+	CHECK_COUNT("chunks-instret-exact", c, gt_pmu_read_csr((unsigned long)p), 16 * VU(n), t0);
+	gt_pmu_release((unsigned long)p);
 
 	/* 4. stopped counters do not advance while others run, and continue on start */
 	n = 2000000 + c * 3 + (mode == 'b' ? 11 : 0);
 	p = cfg_prog_instret();
-	q = cfg(duo_fixed, 1, CLEAR | SINH, duo_ev);
+	q = gt_pmu_cfg_idx(duo_fixed, 1, CLEAR | SINH, duo_ev);
 	t0 = gt_rdtime();
-	start(0, (1UL << q) | (1UL << p));
+	gt_pmu_start(0, (1UL << q) | (1UL << p), 0, 0);
 	vu(s, n);
-	stop(0, (1UL << q) | (1UL << p), 0);
-	v = read_counter((unsigned long)p);
+	gt_pmu_stop(0, (1UL << q) | (1UL << p), 0);
+	v = gt_pmu_read_csr((unsigned long)p);
 	CHECK_COUNT("stopped-value", c, v, VU(n), t0);
-	CHECK("stopped-fixed-equals-programmable", c, read_counter((unsigned long)q), v);
+	CHECK("stopped-fixed-equals-programmable", c, gt_pmu_read_csr((unsigned long)q), v);
 	gt_delay_ticks(gt_us_to_ticks(35000)); /* 35 ms in VS: the other guest runs */
 	vu(s, 3000000);			       /* 3 slices in VU, counters stopped */
 	foreign_checks(s);
-	CHECK("stopped-programmable-not-advancing", c, read_counter((unsigned long)p), v);
-	CHECK("stopped-fixed-not-advancing", c, read_counter((unsigned long)q), v);
+	CHECK("stopped-programmable-not-advancing", c, gt_pmu_read_csr((unsigned long)p), v);
+	CHECK("stopped-fixed-not-advancing", c, gt_pmu_read_csr((unsigned long)q), v);
 	t0 = gt_rdtime();
-	CHECK("restart", c, start(0, (1UL << q) | (1UL << p)), 0);
+	CHECK("restart", c, gt_pmu_start(0, (1UL << q) | (1UL << p), 0, 0).error, 0);
 	vu(s, n + 5);
-	stop(0, (1UL << q) | (1UL << p), 0);
-	CHECK_COUNT("restart-programmable-continues", c, read_counter((unsigned long)p) - v,
+	gt_pmu_stop(0, (1UL << q) | (1UL << p), 0);
+	CHECK_COUNT("restart-programmable-continues", c, gt_pmu_read_csr((unsigned long)p) - v,
 		    VU(n + 5), t0);
-	CHECK_COUNT("restart-fixed-continues", c, read_counter((unsigned long)q) - v, VU(n + 5),
+	CHECK_COUNT("restart-fixed-continues", c, gt_pmu_read_csr((unsigned long)q) - v, VU(n + 5),
 		    t0);
-	stop(0, (1UL << q) | (1UL << p), SBI_PMU_STOP_FLAG_RESET);
+	gt_pmu_stop(0, (1UL << q) | (1UL << p), SBI_PMU_STOP_FLAG_RESET);
 	/* released: unconfigured again */
 	if (isolation)
-		CHECK("released-programmable-traps", c, csr_read_traps((unsigned long)p), 1);
+		CHECK("released-programmable-traps", c, gt_pmu_csr_traps((unsigned long)p), 1);
 
 	/* the long-lived counter saw every VU instruction of this vCPU, nothing else */
-	stop(lidx, 1, 0);
-	CHECK_COUNT("long-cycles-exact", c, read_counter(lidx), s->lexp, tl);
-	CHECK("fw-own-read", c, fw_read((unsigned long)s->fctr).error, 0);
+	gt_pmu_stop(lidx, 1, 0);
+	CHECK_COUNT("long-cycles-exact", c, gt_pmu_read_csr(lidx), s->lexp, tl);
+	CHECK("fw-own-read", c, gt_pmu_fw_read((unsigned long)s->fctr).error, 0);
 	if (isolation) {
 		CHECK("foreign-unconfigured", c, s->foreign_ok, s->foreign_runs);
 		gt_printf("vcpu%lu: %lu isolation rounds, %lu VU instructions in %lu us\n", c,
 			  s->foreign_runs, s->lexp, (unsigned long)(ns_since(tl) / 1000));
 	}
-	stop(lidx, 1, SBI_PMU_STOP_FLAG_RESET);
-	stop((unsigned long)s->fctr, 1, SBI_PMU_STOP_FLAG_RESET);
+	gt_pmu_release(lidx);
+	gt_pmu_release((unsigned long)s->fctr);
 }
 
 /* ---- migrate mode ---- */
 static void run_migrate(unsigned long c)
 {
-	struct vstate st = { .c = c }, *s = &st;
+	struct vstate st = {.c = c}, *s = &st;
 	/* vCPU 1 (alone on its hart by round robin) is short; 0 and 2 share a hart */
 	unsigned long n = c == 1 ? 3000000 : 5000000 + c * 1111;
 	unsigned long chunks = c == 1 ? 2 : 24, bad = 0, stopped_bad = 0;
@@ -308,37 +259,38 @@ static void run_migrate(unsigned long c)
 	long p, q;
 
 	/* cycles on counter 0, instret on a programmable counter: live through it all */
-	q = cfg(0, 1, CLEAR | SINH, EV_CYCLES);
+	q = gt_pmu_cfg_idx(0, 1, CLEAR | SINH, EV_CYCLES);
 	CHECK("migrate-cfg-cycles", c, q, 0);
-	p = cfg(0, prog_mask, CLEAR | SINH, EV_INSTRUCTIONS);
+	p = gt_pmu_cfg_idx(0, pl.prog_mask, CLEAR | SINH, EV_INSTRUCTIONS);
 	CHECK("migrate-cfg-programmable", c, p >= 3, 1);
-	start(0, 1UL | (1UL << p));
+	gt_pmu_start(0, 1UL | (1UL << p), 0, 0);
 	for (unsigned long k = 0; k < chunks; k++) {
 		unsigned long vp, vq;
 
 		vu(s, n + k);
 		/* read while running (VS is not counted): the value so far */
-		vp = read_counter((unsigned long)p);
-		vq = read_counter(0);
+		vp = gt_pmu_read_csr((unsigned long)p);
+		vq = gt_pmu_read_csr(0);
 		if (vp != vq || vp < s->lexp || (!exact && vp > ns_since(t0)) ||
 		    (exact && vp != s->lexp))
 			bad++;
 		/* every other chunk: stopped across a 15 ms VS pause (slices, maybe a move) */
 		if (k & 1) {
-			stop(0, 1UL | (1UL << p), 0);
-			vp = read_counter((unsigned long)p);
+			gt_pmu_stop(0, 1UL | (1UL << p), 0);
+			vp = gt_pmu_read_csr((unsigned long)p);
 			gt_delay_ticks(gt_us_to_ticks(15000));
-			if (read_counter((unsigned long)p) != vp || read_counter(0) != vp)
+			if (gt_pmu_read_csr((unsigned long)p) != vp || gt_pmu_read_csr(0) != vp)
 				stopped_bad++;
-			start(0, 1UL | (1UL << p));
+			gt_pmu_start(0, 1UL | (1UL << p), 0, 0);
 		}
 	}
-	stop(0, 1UL | (1UL << p), 0);
+	gt_pmu_stop(0, 1UL | (1UL << p), 0);
 	CHECK("migrate-running-reads", c, bad, 0);
 	CHECK("migrate-stopped-not-advancing", c, stopped_bad, 0);
-	CHECK_COUNT("migrate-instret-exact", c, read_counter((unsigned long)p), s->lexp, t0);
-	CHECK("migrate-cycles-equals-instret", c, read_counter(0), read_counter((unsigned long)p));
-	stop(0, 1UL | (1UL << p), SBI_PMU_STOP_FLAG_RESET);
+	CHECK_COUNT("migrate-instret-exact", c, gt_pmu_read_csr((unsigned long)p), s->lexp, t0);
+	CHECK("migrate-cycles-equals-instret", c, gt_pmu_read_csr(0),
+	      gt_pmu_read_csr((unsigned long)p));
+	gt_pmu_stop(0, 1UL | (1UL << p), SBI_PMU_STOP_FLAG_RESET);
 	gt_printf("vcpu%lu: %lu VU instructions in %lu us\n", c, s->lexp,
 		  (unsigned long)(ns_since(t0) / 1000));
 }
@@ -373,27 +325,11 @@ void gt_main(unsigned long hartid, const void *fdt)
 			exact = false;
 	isolation = !gt_native();
 
-	r = gt_sbi0(SBI_EXT_PMU, SBI_EXT_PMU_NUM_COUNTERS);
+	r = gt_pmu_layout(&pl);
 	GT_CHECK_SBI("num-counters", r, SBI_SUCCESS);
-	num_counters = r.value;
-	fw_first = ~0UL;
-	for (unsigned long i = 0; i < num_counters && i < 64; i++) {
-		struct sbi_ret info = gt_sbi1(SBI_EXT_PMU, SBI_EXT_PMU_COUNTER_GET_INFO, i);
-
-		if (info.error)
-			continue;
-		if (info.value & SBI_PMU_CTR_INFO_FW) {
-			if (fw_first == ~0UL)
-				fw_first = i;
-		} else {
-			hw_mask |= 1UL << i;
-			hw_top = i + 1;
-		}
-	}
-	prog_mask = hw_mask & ~7UL;
-	GT_CHECK_EQ("counters-0-2-present", hw_mask & 5, 5);
-	GT_CHECK_GE("programmable-counters", __builtin_popcountl(prog_mask), 4);
-	GT_CHECK_NE("fw-counters", fw_first, ~0UL);
+	GT_CHECK_EQ("counters-0-2-present", pl.hw_mask & 5, 5);
+	GT_CHECK_GE("programmable-counters", __builtin_popcountl(pl.prog_mask), 4);
+	GT_CHECK_NE("fw-counters", pl.fw_first, ~0UL);
 	if (gt_failed())
 		gt_exit();
 	if (mode == 'm')
@@ -411,10 +347,10 @@ void gt_main(unsigned long hartid, const void *fdt)
 		char name[40];
 
 		gt_snprintf(name, sizeof(name), "vcpu%lu-finished", i);
-		GT_CHECK_EQ(name,
-			    gt_wait_hart_state(gt_hart_id_at(i), SBI_HSM_STATE_STOPPED,
-					       TIMEOUT_TICKS),
-			    SBI_HSM_STATE_STOPPED);
+		GT_CHECK_EQ(
+			name,
+			gt_wait_hart_state(gt_hart_id_at(i), SBI_HSM_STATE_STOPPED, TIMEOUT_TICKS),
+			SBI_HSM_STATE_STOPPED);
 	}
 	(void)hartid;
 	gt_exit();

@@ -11,17 +11,19 @@
  * TLB-event counter overflows inside a TLB fill in icount mode, natively too.
  */
 #include "gt.h"
+#include "pmu.h"
 
 GT_IMAGE("pmu-overflow");
 
-#define IRQ_LCOF	 13
-#define SIP_LCOFIP	 (1UL << IRQ_LCOF)
-#define EV_INSTRUCTIONS	 SBI_PMU_HW_INSTRUCTIONS
-#define EV_DTLB_RD_MISS	 0x10019UL
-#define NEAR_TOP	 10000UL
+#define IRQ_LCOF	13
+#define SIP_LCOFIP	(1UL << IRQ_LCOF)
+#define EV_INSTRUCTIONS SBI_PMU_HW_INSTRUCTIONS
+#define EV_DTLB_RD_MISS 0x10019UL
+#define NEAR_TOP	10000UL
 
 static uint64_t shmem[512] __attribute__((aligned(4096)));
-static unsigned long hw_mask;
+/* programmable counters: 0 (cycle) and 2 (instret) have no overflow interrupt */
+static unsigned long prog_mask;
 
 static volatile unsigned long nirq, bad_scause, ovf_missing, not_wrapped, stop_errors;
 static volatile unsigned long rearms_left, rearm_value;
@@ -36,8 +38,7 @@ static void lcofi_handler(unsigned long irq, struct gt_frame *f)
 		bad_scause++;
 	if (ctr < 0)
 		return;
-	r = gt_sbi_call(SBI_EXT_PMU, SBI_EXT_PMU_COUNTER_STOP, (unsigned long)ctr, 1,
-			SBI_PMU_STOP_FLAG_TAKE_SNAPSHOT, 0, 0, 0);
+	r = gt_pmu_stop((unsigned long)ctr, 1, SBI_PMU_STOP_FLAG_TAKE_SNAPSHOT);
 	if (r.error)
 		stop_errors++;
 	/* the snapshot is relative to counter_idx_base = ctr: bit 0, slot 0 */
@@ -48,31 +49,14 @@ static void lcofi_handler(unsigned long irq, struct gt_frame *f)
 	csr_clear(sip, SIP_LCOFIP);
 	if (rearms_left) {
 		rearms_left--;
-		gt_sbi_call(SBI_EXT_PMU, SBI_EXT_PMU_COUNTER_START, (unsigned long)ctr, 1,
-			    SBI_PMU_START_FLAG_SET_INIT_VALUE, rearm_value, 0, 0);
+		gt_pmu_start((unsigned long)ctr, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, rearm_value);
 	}
 }
 
 static long configure(unsigned long event, unsigned long flags)
 {
-	struct sbi_ret r = gt_sbi_call(SBI_EXT_PMU, SBI_EXT_PMU_COUNTER_CFG_MATCH, 0, hw_mask,
-				       SBI_PMU_CFG_FLAG_CLEAR_VALUE | flags, event, 0, 0);
-
-	return r.error ? r.error : (long)r.value;
+	return gt_pmu_cfg_idx(0, prog_mask, SBI_PMU_CFG_FLAG_CLEAR_VALUE | flags, event);
 }
-
-static void release(long idx)
-{
-	gt_sbi_call(SBI_EXT_PMU, SBI_EXT_PMU_COUNTER_STOP, (unsigned long)idx, 1,
-		    SBI_PMU_STOP_FLAG_RESET, 0, 0, 0);
-}
-
-/* 2n + 4 U-mode instructions (see pmu-exact.c) */
-unsigned long user_loop(unsigned long n);
-asm(".text\n.globl user_loop\nuser_loop:\n"
-    "1:	addi a0, a0, -1\n"
-    "	bnez a0, 1b\n"
-    "	ret\n");
 
 /* Loads one word from each of n pages, many times: DTLB read misses */
 static volatile uint8_t pages[2048 * 4096] __attribute__((aligned(4096)));
@@ -112,11 +96,10 @@ static void overflow_run(const char *what, unsigned long event, bool via_snapsho
 	ctr = idx;
 	if (via_snapshot) {
 		shmem[1] = -NEAR_TOP; /* slot 0 relative to base = idx */
-		r = gt_sbi_call(SBI_EXT_PMU, SBI_EXT_PMU_COUNTER_START, (unsigned long)idx, 1,
-				SBI_PMU_START_FLAG_INIT_SNAPSHOT, 0, 0, 0);
+		r = gt_pmu_start((unsigned long)idx, 1, SBI_PMU_START_FLAG_INIT_SNAPSHOT, 0);
 	} else {
-		r = gt_sbi_call(SBI_EXT_PMU, SBI_EXT_PMU_COUNTER_START, (unsigned long)idx, 1,
-				SBI_PMU_START_FLAG_SET_INIT_VALUE, -NEAR_TOP, 0, 0);
+		r = gt_pmu_start((unsigned long)idx, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE,
+				 -NEAR_TOP);
 	}
 	gt_snprintf(name, sizeof(name), "%s-start", what);
 	GT_CHECK_SBI(name, r, SBI_SUCCESS);
@@ -132,12 +115,12 @@ static void overflow_run(const char *what, unsigned long event, bool via_snapsho
 	GT_CHECK_EQ(name, not_wrapped, 0);
 	gt_snprintf(name, sizeof(name), "%s-stop-ok", what);
 	GT_CHECK_EQ(name, stop_errors, 0);
-	release(idx);
+	gt_pmu_release((unsigned long)idx);
 }
 
 static void sampling(unsigned long period, unsigned long loop_n)
 {
-	unsigned long l = 2 * loop_n + 4;
+	unsigned long l = GT_PMU_USER_LOOP_COUNT(loop_n);
 	char name[64];
 	long idx = configure(EV_INSTRUCTIONS, SBI_PMU_CFG_FLAG_SET_SINH);
 
@@ -145,15 +128,14 @@ static void sampling(unsigned long period, unsigned long loop_n)
 	rearm_value = -period;
 	rearms_left = ~0UL;
 	ctr = idx;
-	gt_sbi_call(SBI_EXT_PMU, SBI_EXT_PMU_COUNTER_START, (unsigned long)idx, 1,
-		    SBI_PMU_START_FLAG_SET_INIT_VALUE, -period, 0, 0);
-	gt_run_user(user_loop, loop_n);
-	gt_sbi_call(SBI_EXT_PMU, SBI_EXT_PMU_COUNTER_STOP, (unsigned long)idx, 1, 0, 0, 0, 0);
+	gt_pmu_start((unsigned long)idx, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, -period);
+	gt_run_user(gt_pmu_user_loop, loop_n);
+	gt_pmu_stop((unsigned long)idx, 1, 0);
 	ctr = -1;
 	gt_snprintf(name, sizeof(name), "sampling-p%lu-l%lu", period, l);
 	GT_CHECK_EQ(name, nirq, l / period);
 	GT_CHECK_EQ("sampling-scause-13", bad_scause, 0);
-	release(idx);
+	gt_pmu_release((unsigned long)idx);
 }
 
 static void no_spurious(void)
@@ -163,34 +145,26 @@ static void no_spurious(void)
 
 	reset_stats();
 	/* a: configured near the top but never started; b: started then stopped */
-	gt_sbi_call(SBI_EXT_PMU, SBI_EXT_PMU_COUNTER_START, (unsigned long)b, 1,
-		    SBI_PMU_START_FLAG_SET_INIT_VALUE, -1000UL, 0, 0);
-	gt_sbi_call(SBI_EXT_PMU, SBI_EXT_PMU_COUNTER_STOP, (unsigned long)b, 1, 0, 0, 0, 0);
-	gt_run_user(user_loop, 200000);
+	gt_pmu_start((unsigned long)b, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, -1000UL);
+	gt_pmu_stop((unsigned long)b, 1, 0);
+	gt_run_user(gt_pmu_user_loop, 200000);
 	GT_CHECK_EQ("no-lcofi-unstarted-or-stopped", nirq, 0);
-	release(a);
-	release(b);
+	gt_pmu_release((unsigned long)a);
+	gt_pmu_release((unsigned long)b);
 }
 
 void gt_main(unsigned long hartid, const void *fdt)
 {
+	struct gt_pmu_layout pl;
 	const char *args;
 	struct sbi_ret r;
 
 	(void)hartid;
 	(void)fdt;
 	GT_CHECK_EQ("sscofpmf-in-isa", gt_hart_has_ext(0, "sscofpmf"), 1);
-	r = gt_sbi0(SBI_EXT_PMU, SBI_EXT_PMU_NUM_COUNTERS);
-	for (unsigned long i = 0; i < r.value && i < 64; i++) {
-		struct sbi_ret info = gt_sbi1(SBI_EXT_PMU, SBI_EXT_PMU_COUNTER_GET_INFO, i);
-
-		if (!info.error && !(info.value & SBI_PMU_CTR_INFO_FW))
-			hw_mask |= 1UL << i;
-	}
-	/* counter 0 (cycle) and 2 (instret) have no overflow interrupt: use the others */
-	hw_mask &= ~7UL;
-	r = gt_sbi_call(SBI_EXT_PMU, SBI_EXT_PMU_SNAPSHOT_SET_SHMEM, (unsigned long)shmem, 0, 0, 0,
-			0, 0);
+	gt_pmu_layout(&pl);
+	prog_mask = pl.prog_mask;
+	r = gt_pmu_snapshot_set((unsigned long)shmem, 0, 0);
 	GT_CHECK_SBI("snapshot-set", r, SBI_SUCCESS);
 
 	gt_irq_register(IRQ_LCOF, lcofi_handler);
@@ -202,8 +176,8 @@ void gt_main(unsigned long hartid, const void *fdt)
 		gt_exit();
 	}
 	no_spurious();
-	overflow_run("instret-init-value", EV_INSTRUCTIONS, false, 4, user_loop, 100000);
-	overflow_run("instret-snapshot", EV_INSTRUCTIONS, true, 4, user_loop, 100000);
+	overflow_run("instret-init-value", EV_INSTRUCTIONS, false, 4, gt_pmu_user_loop, 100000);
+	overflow_run("instret-snapshot", EV_INSTRUCTIONS, true, 4, gt_pmu_user_loop, 100000);
 	/* 30.5 periods: far from a boundary, so a few instructions between the
 	 * wrap and the interrupt cannot change the count */
 	sampling(100000, 1524998);

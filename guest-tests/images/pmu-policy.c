@@ -23,6 +23,7 @@
  *             firmware off; lo and hi share one hart and both count exactly.
  */
 #include "gt.h"
+#include "pmu.h"
 
 GT_IMAGE("pmu-policy");
 
@@ -31,78 +32,32 @@ GT_IMAGE("pmu-policy");
 #define EV_DTLB_RD	0x10019UL
 #define EV_DTLB_WR	0x1001bUL
 #define EV_ITLB		0x10021UL
-#define EV_FW(code)	((0xfUL << 16) | (code))
 #define SINH		SBI_PMU_CFG_FLAG_SET_SINH
 #define CLEAR		SBI_PMU_CFG_FLAG_CLEAR_VALUE
 #define HOST_HW		19 /* QEMU 10 virt: counters 0..18 (1 = time is not a counter) */
 #define NUM_FW		22
 
-#define NAME(...) ({ static char __b[80]; gt_snprintf(__b, sizeof(__b), __VA_ARGS__); __b; })
+#define NAME(...)                                                                                  \
+	({                                                                                         \
+		static char __b[80];                                                               \
+		gt_snprintf(__b, sizeof(__b), __VA_ARGS__);                                        \
+		__b;                                                                               \
+	})
 
 static uint32_t allowed; /* counters-mask of this mode */
 
-static unsigned long read_counter(unsigned long idx)
-{
-#define RD(n)                                                                                      \
-	case n:                                                                                    \
-		return csr_read(0xc00 + n)
-	switch (idx) {
-		RD(0); RD(1); RD(2); RD(3); RD(4); RD(5); RD(6); RD(7); RD(8); RD(9); RD(10); RD(11);
-		RD(12); RD(13); RD(14); RD(15); RD(16); RD(17); RD(18); RD(19); RD(20); RD(21);
-		RD(22); RD(23); RD(24); RD(25); RD(26); RD(27); RD(28); RD(29); RD(30); RD(31);
-	}
-#undef RD
-	return ~0UL;
-}
-
-static bool csr_read_traps(unsigned long idx)
-{
-	gt_expect_trap(EXC_ILLEGAL_INSN);
-	(void)read_counter(idx);
-	return gt_trapped() == EXC_ILLEGAL_INSN;
-}
-
-static long cfg(unsigned long base, unsigned long mask, unsigned long flags, unsigned long event)
-{
-	struct sbi_ret r = gt_sbi_call(SBI_EXT_PMU, SBI_EXT_PMU_COUNTER_CFG_MATCH, base, mask,
-				       flags, event, 0, 0);
-
-	return r.error ? r.error : (long)r.value;
-}
-
-static long start(unsigned long base, unsigned long mask)
-{
-	return gt_sbi_call(SBI_EXT_PMU, SBI_EXT_PMU_COUNTER_START, base, mask, 0, 0, 0, 0).error;
-}
-
-static long stop(unsigned long base, unsigned long mask, unsigned long flags)
-{
-	return gt_sbi_call(SBI_EXT_PMU, SBI_EXT_PMU_COUNTER_STOP, base, mask, flags, 0, 0, 0)
-		.error;
-}
-
-static void release(unsigned long idx)
-{
-	stop(idx, 1, SBI_PMU_STOP_FLAG_RESET);
-}
-
-unsigned long pol_user_loop(unsigned long n);
-asm(".text\n.globl pol_user_loop\npol_user_loop:\n"
-    "1:	addi a0, a0, -1\n"
-    "	bnez a0, 1b\n"
-    "	ret\n");
-#define VU(n) (2 * (n) + 4)
+#define VU(n) GT_PMU_USER_LOOP_COUNT(n)
 
 /* NUM_COUNTERS and COUNTER_GET_INFO of every index: only the allowed ones exist */
 static void check_layout(bool fw_on)
 {
-	struct sbi_ret r = gt_sbi0(SBI_EXT_PMU, SBI_EXT_PMU_NUM_COUNTERS);
+	struct sbi_ret r = gt_pmu_num_counters();
 	unsigned long wrong_hw = 0, wrong_fw = 0;
 
 	GT_CHECK_SBI("num-counters-ok", r, SBI_SUCCESS);
 	GT_CHECK_EQ("num-counters", r.value, fw_on ? HOST_HW + NUM_FW : HOST_HW);
 	for (unsigned long i = 0; i < HOST_HW; i++) {
-		struct sbi_ret info = gt_sbi1(SBI_EXT_PMU, SBI_EXT_PMU_COUNTER_GET_INFO, i);
+		struct sbi_ret info = gt_pmu_counter_info(i);
 		bool want = (allowed >> i) & 1;
 
 		if (want) {
@@ -117,7 +72,7 @@ static void check_layout(bool fw_on)
 	}
 	GT_CHECK_EQ("get-info-outside-mask-invalid", wrong_hw, 0);
 	for (unsigned long i = HOST_HW; i < HOST_HW + NUM_FW + 2; i++) {
-		struct sbi_ret info = gt_sbi1(SBI_EXT_PMU, SBI_EXT_PMU_COUNTER_GET_INFO, i);
+		struct sbi_ret info = gt_pmu_counter_info(i);
 		bool want = fw_on && i < HOST_HW + NUM_FW;
 
 		if (want ? info.error || !(info.value & SBI_PMU_CTR_INFO_FW)
@@ -128,7 +83,7 @@ static void check_layout(bool fw_on)
 	/* counters outside the mask: their CSRs are never readable */
 	wrong_hw = 0;
 	for (unsigned long i = 0; i < HOST_HW; i++)
-		if (i != 1 && !((allowed >> i) & 1) && !csr_read_traps(i))
+		if (i != 1 && !((allowed >> i) & 1) && !gt_pmu_csr_traps(i))
 			wrong_hw++;
 	GT_CHECK_EQ("csr-outside-mask-traps", wrong_hw, 0);
 }
@@ -141,7 +96,7 @@ static void check_fill(const char *what, unsigned long event, uint32_t expect_ma
 	long idx = 0;
 
 	for (k = 0; k <= n; k++) {
-		idx = cfg(0, allowed, CLEAR, event);
+		idx = gt_pmu_cfg_idx(0, allowed, CLEAR, event);
 		if (idx < 0)
 			break;
 		if (idx >= 32 || (got >> idx) & 1)
@@ -152,32 +107,26 @@ static void check_fill(const char *what, unsigned long event, uint32_t expect_ma
 	GT_CHECK_EQ(NAME("%s-then-not-supported", what), idx, SBI_ERR_NOT_SUPPORTED);
 	for (k = 0; k < 32; k++)
 		if ((got >> k) & 1)
-			release(k);
+			gt_pmu_release(k);
 }
 
 /* one counter for event over the allowed set, a VU loop, exact */
 static void check_exact(const char *what, unsigned long event, uint32_t expect_mask,
 			unsigned long n)
 {
-	long idx = cfg(0, allowed, CLEAR | SINH, event);
+	long idx = gt_pmu_cfg_idx(0, allowed, CLEAR | SINH, event);
 
-	GT_CHECK_EQ(NAME("%s-cfg-inside-allowed", what), idx >= 0 && ((expect_mask >> idx) & 1),
-		    1);
+	GT_CHECK_EQ(NAME("%s-cfg-inside-allowed", what), idx >= 0 && ((expect_mask >> idx) & 1), 1);
 	if (idx < 0)
 		return;
-	GT_CHECK_EQ(NAME("%s-start", what), start((unsigned long)idx, 1), 0);
-	gt_run_user(pol_user_loop, n);
-	stop((unsigned long)idx, 1, 0);
-	GT_CHECK_EQ(NAME("%s-exact-%lu", what, n), read_counter((unsigned long)idx), VU(n));
-	release((unsigned long)idx);
+	GT_CHECK_EQ(NAME("%s-start", what), gt_pmu_start((unsigned long)idx, 1, 0, 0).error, 0);
+	gt_run_user(gt_pmu_user_loop, n);
+	gt_pmu_stop((unsigned long)idx, 1, 0);
+	GT_CHECK_EQ(NAME("%s-exact-%lu", what, n), gt_pmu_read_csr((unsigned long)idx), VU(n));
+	gt_pmu_release((unsigned long)idx);
 }
 
-struct event_info {
-	uint32_t event_idx;
-	uint32_t output;
-	uint64_t event_data;
-};
-static struct event_info ev_info[6] __attribute__((aligned(16)));
+static struct gt_pmu_event_info ev_info[6] __attribute__((aligned(16)));
 
 static void check_event_info(const unsigned long *ev, const uint32_t *want, unsigned int n)
 {
@@ -188,8 +137,7 @@ static void check_event_info(const unsigned long *ev, const uint32_t *want, unsi
 		ev_info[i].output = 0xdeadbeef;
 		ev_info[i].event_data = 0;
 	}
-	r = gt_sbi_call(SBI_EXT_PMU, SBI_EXT_PMU_EVENT_GET_INFO, (unsigned long)ev_info, 0, n, 0, 0,
-			0);
+	r = gt_pmu_event_get_info((unsigned long)ev_info, 0, n, 0);
 	GT_CHECK_SBI("event-info-ok", r, SBI_SUCCESS);
 	for (unsigned int i = 0; i < n; i++)
 		GT_CHECK_EQ(NAME("event-info-0x%lx", ev[i]), ev_info[i].output, want[i]);
@@ -197,9 +145,9 @@ static void check_event_info(const unsigned long *ev, const uint32_t *want, unsi
 
 static void mode_policy(void)
 {
-	static const unsigned long ev[] = { EV_INSTRUCTIONS, EV_CYCLES, EV_DTLB_RD, EV_DTLB_WR,
-					    EV_FW(SBI_PMU_FW_SET_TIMER) };
-	static const uint32_t sup[] = { 1, 0, 0, 0, 0 };
+	static const unsigned long ev[] = {EV_INSTRUCTIONS, EV_CYCLES, EV_DTLB_RD, EV_DTLB_WR,
+					   GT_PMU_EV_FW(SBI_PMU_FW_SET_TIMER)};
+	static const uint32_t sup[] = {1, 0, 0, 0, 0};
 	long r;
 
 	allowed = 0x7f8;
@@ -207,35 +155,39 @@ static void mode_policy(void)
 	/* instructions: table <2 2 0x7f8> & mask 0x7f8; never counter 2 */
 	check_fill("instret", EV_INSTRUCTIONS, 0x7f8);
 	/* cycles: not in the table */
-	GT_CHECK_EQ("cycles-not-in-table", cfg(0, allowed, 0, EV_CYCLES), SBI_ERR_NOT_SUPPORTED);
+	GT_CHECK_EQ("cycles-not-in-table", gt_pmu_cfg_idx(0, allowed, 0, EV_CYCLES),
+		    SBI_ERR_NOT_SUPPORTED);
 	/* DTLB read miss: in the table (0x78), but denied: deny wins */
-	GT_CHECK_EQ("dtlb-read-denied", cfg(0, allowed, 0, EV_DTLB_RD), SBI_ERR_NOT_SUPPORTED);
-	GT_CHECK_EQ("dtlb-read-denied-on-listed-counter", cfg(3, 1, 0, EV_DTLB_RD),
+	GT_CHECK_EQ("dtlb-read-denied", gt_pmu_cfg_idx(0, allowed, 0, EV_DTLB_RD),
 		    SBI_ERR_NOT_SUPPORTED);
-	GT_CHECK_EQ("dtlb-write-not-in-table", cfg(0, allowed, 0, EV_DTLB_WR),
+	GT_CHECK_EQ("dtlb-read-denied-on-listed-counter", gt_pmu_cfg_idx(3, 1, 0, EV_DTLB_RD),
 		    SBI_ERR_NOT_SUPPORTED);
-	GT_CHECK_EQ("itlb-not-in-table", cfg(0, allowed, 0, EV_ITLB), SBI_ERR_NOT_SUPPORTED);
+	GT_CHECK_EQ("dtlb-write-not-in-table", gt_pmu_cfg_idx(0, allowed, 0, EV_DTLB_WR),
+		    SBI_ERR_NOT_SUPPORTED);
+	GT_CHECK_EQ("itlb-not-in-table", gt_pmu_cfg_idx(0, allowed, 0, EV_ITLB),
+		    SBI_ERR_NOT_SUPPORTED);
 	GT_CHECK_EQ("fw-event-no-fw-counters",
-		    cfg(0, allowed, 0, EV_FW(SBI_PMU_FW_SET_TIMER)), SBI_ERR_NOT_SUPPORTED);
+		    gt_pmu_cfg_idx(0, allowed, 0, GT_PMU_EV_FW(SBI_PMU_FW_SET_TIMER)),
+		    SBI_ERR_NOT_SUPPORTED);
 	/* sets naming a counter outside counters-mask */
-	GT_CHECK_EQ("set-with-counter-2-invalid", cfg(0, 0x4, 0, EV_INSTRUCTIONS),
+	GT_CHECK_EQ("set-with-counter-2-invalid", gt_pmu_cfg_idx(0, 0x4, 0, EV_INSTRUCTIONS),
 		    SBI_ERR_INVALID_PARAM);
-	GT_CHECK_EQ("set-with-counter-0-invalid", cfg(0, 0x1, 0, EV_CYCLES),
+	GT_CHECK_EQ("set-with-counter-0-invalid", gt_pmu_cfg_idx(0, 0x1, 0, EV_CYCLES),
 		    SBI_ERR_INVALID_PARAM);
-	GT_CHECK_EQ("set-with-counter-11-invalid", cfg(3, 0x1ff, 0, EV_INSTRUCTIONS),
+	GT_CHECK_EQ("set-with-counter-11-invalid", gt_pmu_cfg_idx(3, 0x1ff, 0, EV_INSTRUCTIONS),
 		    SBI_ERR_INVALID_PARAM);
-	GT_CHECK_EQ("set-fw-index-invalid", cfg(HOST_HW, 1, 0, EV_FW(SBI_PMU_FW_SET_TIMER)),
+	GT_CHECK_EQ("set-fw-index-invalid",
+		    gt_pmu_cfg_idx(HOST_HW, 1, 0, GT_PMU_EV_FW(SBI_PMU_FW_SET_TIMER)),
 		    SBI_ERR_INVALID_PARAM);
-	GT_CHECK_EQ("fw-read-fw-index-invalid",
-		    gt_sbi1(SBI_EXT_PMU, SBI_EXT_PMU_COUNTER_FW_READ, HOST_HW).error,
+	GT_CHECK_EQ("fw-read-fw-index-invalid", gt_pmu_fw_read(HOST_HW).error,
 		    SBI_ERR_INVALID_PARAM);
 	/* SKIP_MATCH picks exactly the named counter, inside the policy only */
-	r = cfg(10, 1, SBI_PMU_CFG_FLAG_SKIP_MATCH | CLEAR, EV_INSTRUCTIONS);
+	r = gt_pmu_cfg_idx(10, 1, SBI_PMU_CFG_FLAG_SKIP_MATCH | CLEAR, EV_INSTRUCTIONS);
 	GT_CHECK_EQ("skip-match-allowed-counter", r, 10);
 	if (r == 10)
-		release(10);
+		gt_pmu_release(10);
 	GT_CHECK_EQ("skip-match-counter-11-invalid",
-		    cfg(11, 1, SBI_PMU_CFG_FLAG_SKIP_MATCH, EV_INSTRUCTIONS),
+		    gt_pmu_cfg_idx(11, 1, SBI_PMU_CFG_FLAG_SKIP_MATCH, EV_INSTRUCTIONS),
 		    SBI_ERR_INVALID_PARAM);
 	check_exact("instret", EV_INSTRUCTIONS, 0x7f8, 3000000);
 	check_event_info(ev, sup, 5);
@@ -257,14 +209,15 @@ static void mode_split(bool lo)
 			    lo ? 6000007 + round : 8000009 + round);
 	}
 	if (lo) { /* firmware counters on (the default): the first one is index 19 */
-		long f = cfg(HOST_HW, 1, CLEAR, EV_FW(SBI_PMU_FW_SET_TIMER));
+		long f = gt_pmu_cfg_idx(HOST_HW, 1, CLEAR, GT_PMU_EV_FW(SBI_PMU_FW_SET_TIMER));
 
 		GT_CHECK_EQ("fw-counter-cfg", f, HOST_HW);
 		if (f == HOST_HW)
-			release(HOST_HW);
+			gt_pmu_release(HOST_HW);
 	} else {
 		GT_CHECK_EQ("fw-event-no-fw-counters",
-			    cfg(0, allowed, 0, EV_FW(SBI_PMU_FW_SET_TIMER)), SBI_ERR_NOT_SUPPORTED);
+			    gt_pmu_cfg_idx(0, allowed, 0, GT_PMU_EV_FW(SBI_PMU_FW_SET_TIMER)),
+			    SBI_ERR_NOT_SUPPORTED);
 	}
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* Console output through SBI DBCN (legacy putchar as a fallback) and printf. */
 #include "gt.h"
+#include "../../core/lib.h" /* hv_vsnprintf, built by lib/printf.c */
 
 static volatile unsigned long console_lock;
 static bool have_dbcn;
@@ -60,135 +61,14 @@ void gt_puts(const char *s)
 	unlock_console(flags);
 }
 
-struct outbuf {
-	char *buf;
-	size_t size;
-	size_t pos;
-};
-
-static void out_c(struct outbuf *o, char c)
-{
-	if (o->pos + 1 < o->size)
-		o->buf[o->pos] = c;
-	o->pos++;
-}
-
-static void out_num(struct outbuf *o, unsigned long v, unsigned int base, bool neg, int width,
-		    char pad, bool left)
-{
-	char tmp[24];
-	int n = 0, len;
-
-	do {
-		tmp[n++] = "0123456789abcdef"[v % base];
-		v /= base;
-	} while (v);
-	len = n + (neg ? 1 : 0);
-	if (neg && pad == '0')
-		out_c(o, '-');
-	if (!left)
-		for (; width > len; width--)
-			out_c(o, pad);
-	if (neg && pad != '0')
-		out_c(o, '-');
-	while (n)
-		out_c(o, tmp[--n]);
-	if (left)
-		for (; width > len; width--)
-			out_c(o, ' ');
-}
-
+/*
+ * Formatting is the hypervisor's freestanding hv_vsnprintf (core/printf.c,
+ * built into this library by lib/printf.c): %d %i %u %x %X %p %s %c %%, with
+ * l/ll/z, a field width and the 0 flag. It has no '-' flag and no %s width.
+ */
 int gt_vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 {
-	struct outbuf o = {buf, size, 0};
-
-	for (; *fmt; fmt++) {
-		int width = 0, lng = 0;
-		char pad = ' ';
-		bool left = false;
-
-		if (*fmt != '%') {
-			out_c(&o, *fmt);
-			continue;
-		}
-		fmt++;
-		if (*fmt == '-') {
-			left = true;
-			fmt++;
-		}
-		if (*fmt == '0') {
-			pad = '0';
-			fmt++;
-		}
-		while (*fmt >= '0' && *fmt <= '9')
-			width = width * 10 + (*fmt++ - '0');
-		while (*fmt == 'l') {
-			lng++;
-			fmt++;
-		}
-		if (*fmt == 'z') {
-			lng = 1;
-			fmt++;
-		}
-		switch (*fmt) {
-		case 'd':
-		case 'i': {
-			long v = lng ? va_arg(ap, long) : va_arg(ap, int);
-
-			out_num(&o, v < 0 ? -(unsigned long)v : (unsigned long)v, 10, v < 0, width,
-				pad, left);
-			break;
-		}
-		case 'u':
-		case 'x':
-		case 'X': {
-			unsigned long v =
-				lng ? va_arg(ap, unsigned long) : va_arg(ap, unsigned int);
-
-			out_num(&o, v, *fmt == 'u' ? 10 : 16, false, width, pad, left);
-			break;
-		}
-		case 'p':
-			out_c(&o, '0');
-			out_c(&o, 'x');
-			out_num(&o, (unsigned long)va_arg(ap, void *), 16, false, width, pad, left);
-			break;
-		case 's': {
-			const char *s = va_arg(ap, const char *);
-			int len = 0;
-
-			if (!s)
-				s = "(null)";
-			while (s[len])
-				len++;
-			if (!left)
-				for (; width > len; width--)
-					out_c(&o, ' ');
-			while (*s)
-				out_c(&o, *s++);
-			if (left)
-				for (; width > len; width--)
-					out_c(&o, ' ');
-			break;
-		}
-		case 'c':
-			out_c(&o, (char)va_arg(ap, int));
-			break;
-		case '%':
-			out_c(&o, '%');
-			break;
-		case '\0':
-			fmt--;
-			break;
-		default:
-			out_c(&o, '%');
-			out_c(&o, *fmt);
-			break;
-		}
-	}
-	if (size)
-		buf[o.pos < size ? o.pos : size - 1] = '\0';
-	return (int)o.pos;
+	return hv_vsnprintf(buf, size, fmt, ap);
 }
 
 int gt_snprintf(char *buf, size_t size, const char *fmt, ...)

@@ -12,8 +12,8 @@
 struct gt_cpu {
 	unsigned long hartid;
 	const char *isa_ext; /* riscv,isa-extensions string list */
+	const char *isa;     /* riscv,isa */
 	unsigned int isa_ext_len;
-	const char *isa; /* riscv,isa */
 	bool disabled;
 };
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* Boot, SBI wrappers, checks, traps, secondary harts and timer helpers. */
 #include "gt.h"
+#include "sbi_call.h"
 
 struct gt_hart gt_harts[GT_MAX_HARTS];
 const unsigned long gt_hart_size = sizeof(struct gt_hart);
@@ -24,23 +25,8 @@ struct sbi_ret gt_sbi_call(unsigned long eid, unsigned long fid, unsigned long a
 			   unsigned long arg1, unsigned long arg2, unsigned long arg3,
 			   unsigned long arg4, unsigned long arg5)
 {
-	register unsigned long a0 asm("a0") = arg0;
-	register unsigned long a1 asm("a1") = arg1;
-	register unsigned long a2 asm("a2") = arg2;
-	register unsigned long a3 asm("a3") = arg3;
-	register unsigned long a4 asm("a4") = arg4;
-	register unsigned long a5 asm("a5") = arg5;
-	register unsigned long a6 asm("a6") = fid;
-	register unsigned long a7 asm("a7") = eid;
-	struct sbi_ret ret;
-
-	asm volatile("ecall"
-		     : "+r"(a0), "+r"(a1)
-		     : "r"(a2), "r"(a3), "r"(a4), "r"(a5), "r"(a6), "r"(a7)
-		     : "memory");
-	ret.error = (long)a0;
-	ret.value = a1;
-	return ret;
+	/* the ecall is the same from VS-mode as from HS-mode: the hypervisor's inline one */
+	return sbi_ecall(eid, fid, arg0, arg1, arg2, arg3, arg4, arg5);
 }
 
 long gt_sbi_probe(unsigned long eid)

@@ -22,12 +22,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_ARGS 32
+#define MAX_ARGS     32
 #define LINE_MAX_LEN 1024
 
 struct step {
-	const char *title;	/* marker line; NULL: no marker */
-	const char *cmd;	/* command line, split on spaces */
+	const char *title; /* marker line; NULL: no marker */
+	const char *cmd;   /* command line, split on spaces */
 };
 
 struct script {
@@ -35,8 +35,7 @@ struct script {
 	const struct step *steps;
 };
 
-#define RECORD_5M \
-	"/bin/perf record -e instructions:u -c 100000 -o /tmp/perf.data /bin/loop-5m"
+#define RECORD_5M "/bin/perf record -e instructions:u -c 100000 -o /tmp/perf.data /bin/loop-5m"
 #define FW_EVENTS "r8000000000000005,r8000000000000006,r8000000000000007"
 
 /*
@@ -46,16 +45,14 @@ struct script {
  * This is the script of `make run` (dts/default.dts).
  */
 static const struct step perf_demo[] = {
-	{ "kernel log: pmu", "kmsg riscv-pmu" },
-	{ "perf record loop-5m", RECORD_5M },
-	{ "perf report loop-5m", "/bin/perf report -i /tmp/perf.data --stdio" },
-	{ "perf stat loop-1m",
-	  "/bin/perf stat -e cycles:u,instructions:u /bin/loop-1m" },
-	{ "perf stat loop-1k", "/bin/perf stat -e instructions:u /bin/loop-1k" },
-	{ "perf stat fw nsleep", "/bin/perf stat -a -e " FW_EVENTS " /bin/nsleep" },
-	{ "uptime", "cat /proc/uptime" },
-	{ NULL, NULL }
-};
+	{"kernel log: pmu", "kmsg riscv-pmu"},
+	{"perf record loop-5m", RECORD_5M},
+	{"perf report loop-5m", "/bin/perf report -i /tmp/perf.data --stdio"},
+	{"perf stat loop-1m", "/bin/perf stat -e cycles:u,instructions:u /bin/loop-1m"},
+	{"perf stat loop-1k", "/bin/perf stat -e instructions:u /bin/loop-1k"},
+	{"perf stat fw nsleep", "/bin/perf stat -a -e " FW_EVENTS " /bin/nsleep"},
+	{"uptime", "cat /proc/uptime"},
+	{NULL, NULL}};
 
 /*
  * Machine-readable variants for tools/check_linux.py: perf stat -x , prints
@@ -63,77 +60,58 @@ static const struct step perf_demo[] = {
  * per line.
  */
 static const struct step perf_check[] = {
-	{ "perf record loop-5m", RECORD_5M },
-	{ "perf script loop-5m", "/bin/perf script -i /tmp/perf.data -F ip" },
+	{"perf record loop-5m", RECORD_5M},
+	{"perf script loop-5m", "/bin/perf script -i /tmp/perf.data -F ip"},
 	/* QEMU sometimes delivers no overflow to a whole recording, natively too */
-	{ "perf record loop-5m #2", RECORD_5M },
-	{ "perf script loop-5m #2", "/bin/perf script -i /tmp/perf.data -F ip" },
-	{ "perf stat loop-100m",
-	  "/bin/perf stat -x , -e instructions:u,cycles:u /bin/loop-100m" },
-	{ "perf stat fw nsleep", "/bin/perf stat -x , -a -e " FW_EVENTS " /bin/nsleep" },
-	{ "uptime", "cat /proc/uptime" },
-	{ NULL, NULL }
-};
+	{"perf record loop-5m #2", RECORD_5M},
+	{"perf script loop-5m #2", "/bin/perf script -i /tmp/perf.data -F ip"},
+	{"perf stat loop-100m", "/bin/perf stat -x , -e instructions:u,cycles:u /bin/loop-100m"},
+	{"perf stat fw nsleep", "/bin/perf stat -x , -a -e " FW_EVENTS " /bin/nsleep"},
+	{"uptime", "cat /proc/uptime"},
+	{NULL, NULL}};
 
 /* Exact counts (one physical hart, icount): no sampling. */
 static const struct step perf_exact[] = {
-	{ "perf stat loop-1k",
-	  "/bin/perf stat -x , -e instructions:u,cycles:u /bin/loop-1k" },
-	{ "perf stat loop-1m",
-	  "/bin/perf stat -x , -e instructions:u,cycles:u /bin/loop-1m" },
-	{ "perf stat loop-5m",
-	  "/bin/perf stat -x , -e instructions:u,cycles:u /bin/loop-5m" },
-	{ "uptime", "cat /proc/uptime" },
-	{ NULL, NULL }
-};
+	{"perf stat loop-1k", "/bin/perf stat -x , -e instructions:u,cycles:u /bin/loop-1k"},
+	{"perf stat loop-1m", "/bin/perf stat -x , -e instructions:u,cycles:u /bin/loop-1m"},
+	{"perf stat loop-5m", "/bin/perf stat -x , -e instructions:u,cycles:u /bin/loop-5m"},
+	{"uptime", "cat /proc/uptime"},
+	{NULL, NULL}};
 
 /* SBI firmware events of a guest that sleeps on 2 vCPUs. */
 static const struct step perf_fw[] = {
-	{ "perf stat fw nsleep", "/bin/perf stat -x , -a -e " FW_EVENTS " /bin/nsleep" },
-	{ "uptime", "cat /proc/uptime" },
-	{ NULL, NULL }
-};
+	{"perf stat fw nsleep", "/bin/perf stat -x , -a -e " FW_EVENTS " /bin/nsleep"},
+	{"uptime", "cat /proc/uptime"},
+	{NULL, NULL}};
 
 /* Sampling repeatability: the same recording five times in one boot. */
 static const struct step perf_record5[] = {
-	{ "perf record loop-5m #1", RECORD_5M },
-	{ "perf record loop-5m #2", RECORD_5M },
-	{ "perf record loop-5m #3", RECORD_5M },
-	{ "perf record loop-5m #4", RECORD_5M },
-	{ "perf record loop-5m #5", RECORD_5M },
-	{ NULL, NULL }
-};
+	{"perf record loop-5m #1", RECORD_5M}, {"perf record loop-5m #2", RECORD_5M},
+	{"perf record loop-5m #3", RECORD_5M}, {"perf record loop-5m #4", RECORD_5M},
+	{"perf record loop-5m #5", RECORD_5M}, {NULL, NULL}};
 
 /*
  * QEMU's mode-filtered counters under icount on -smp > 1: the same 5M loop
  * measured alone, then while another hart runs a 20M loop in the background.
  */
 static const struct step perf_busy2[] = {
-	{ "perf stat loop-5m",
-	  "/bin/perf stat -x , -e instructions:u /bin/loop-5m" },
-	{ "background loop-20m", "bg /bin/loop-20m" },
-	{ "perf stat loop-5m",
-	  "/bin/perf stat -x , -e instructions:u /bin/loop-5m" },
-	{ "wait", "wait" },
-	{ NULL, NULL }
-};
+	{"perf stat loop-5m", "/bin/perf stat -x , -e instructions:u /bin/loop-5m"},
+	{"background loop-20m", "bg /bin/loop-20m"},
+	{"perf stat loop-5m", "/bin/perf stat -x , -e instructions:u /bin/loop-5m"},
+	{"wait", "wait"},
+	{NULL, NULL}};
 
 static const struct step boot[] = {
-	{ "kernel log: pmu/sbi", "kmsg pmu sbi" },
-	{ "uptime", "cat /proc/uptime" },
-	{ NULL, NULL }
-};
+	{"kernel log: pmu/sbi", "kmsg pmu sbi"}, {"uptime", "cat /proc/uptime"}, {NULL, NULL}};
 
-static const struct script scripts[] = {
-	{ "perf-demo", perf_demo },
-	{ "perf-check", perf_check },
-	{ "perf-exact", perf_exact },
-	{ "perf-fw", perf_fw },
-	{ "perf-record5", perf_record5 },
-	{ "perf-busy2", perf_busy2 },
-	{ "boot", boot },
-	{ NULL, NULL }
-};
+static const struct script scripts[] = {{"perf-demo", perf_demo},
+					{"perf-check", perf_check},
+					{"perf-exact", perf_exact},
+					{"perf-fw", perf_fw},
+					{"perf-record5", perf_record5},
+					{"perf-busy2", perf_busy2},
+					{"boot", boot},
+					{NULL, NULL}};
 
 static int split(char *line, char **argv)
 {
@@ -324,8 +302,7 @@ static void do_mount(const char *src, const char *dir, const char *type)
 {
 	mkdir(dir, 0755);
 	if (mount(src, dir, type, 0, NULL) && errno != EBUSY)
-		fprintf(stderr, "[init] mount %s on %s: %s\n", type, dir,
-			strerror(errno));
+		fprintf(stderr, "[init] mount %s on %s: %s\n", type, dir, strerror(errno));
 }
 
 int main(void)
@@ -345,12 +322,12 @@ int main(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	cmdline_param("pmuvisor.run=", "perf-demo", name, sizeof(name));
-	printf("[init] pmuvisor.run=%s, started at %ld.%09ld s monotonic\n",
-	       name, (long)ts.tv_sec, ts.tv_nsec);
+	printf("[init] pmuvisor.run=%s, started at %ld.%09ld s monotonic\n", name, (long)ts.tv_sec,
+	       ts.tv_nsec);
 	/* pmuvisor.delay=MS: sleep first (staggers guests that share harts) */
 	cmdline_param("pmuvisor.delay=", "0", delay, sizeof(delay));
 	if (atol(delay) > 0) {
-		struct timespec d = { atol(delay) / 1000, (atol(delay) % 1000) * 1000000L };
+		struct timespec d = {atol(delay) / 1000, (atol(delay) % 1000) * 1000000L};
 
 		printf("[init] sleeping %ld ms (pmuvisor.delay)\n", atol(delay));
 		while (nanosleep(&d, &d) && errno == EINTR)
@@ -366,8 +343,7 @@ int main(void)
 		else
 			printf("[init] unknown script '%s'\n", name);
 		clock_gettime(CLOCK_MONOTONIC, &ts);
-		printf("=== done === (%ld.%09ld s monotonic)\n", (long)ts.tv_sec,
-		       ts.tv_nsec);
+		printf("=== done === (%ld.%09ld s monotonic)\n", (long)ts.tv_sec, ts.tv_nsec);
 	}
 	fflush(stdout);
 	sync();

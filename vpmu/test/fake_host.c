@@ -66,7 +66,7 @@ void fake_advance(uint64_t n)
 
 bool fake_busy(unsigned int p)
 {
-	return p >= 3 && fake.c[p].configured;
+	return p >= 3 && p < FAKE_NCTR && fake.c[p].configured;
 }
 
 static bool exists(unsigned int p)
@@ -133,7 +133,7 @@ struct sbi_ret vpmu_phys_config(unsigned int idx, unsigned long host_flags, unsi
 		r.error = SBI_ERR_INVALID_PARAM;
 		return r;
 	}
-	if (idx >= 3 && fake.c[idx].configured) {
+	if (idx >= 3 && idx < FAKE_NCTR && fake.c[idx].configured) {
 		r.error = SBI_ERR_NOT_SUPPORTED;
 		return r;
 	}

@@ -45,8 +45,8 @@ struct fake_host {
 	unsigned long counteren;
 	/* statistics */
 	unsigned int n_config, n_start, n_stop;
-	int fail_start; /* force vpmu_phys_start errors */
-	bool lcofip;	/* the hart's LCOFI is pending: start leaves OF set, like OpenSBI */
+	int fail_start;	      /* force vpmu_phys_start errors */
+	bool lcofip;	      /* the hart's LCOFI is pending: start leaves OF set, like OpenSBI */
 	bool event_exclusive; /* like QEMU: an event counts on one counter per hart */
 };
 

@@ -873,10 +873,10 @@ static void test_put_load_stopped_counter(void **state)
 	vpmu_vcpu_load(&other_vc.vpmu);
 	assert_int_equal(vpmu_counter_config_matching(&other_vc.vpmu, 3, 1, 0, EV_INSTR, 0).value,
 			 3);
-	assert_int_equal(vpmu_counter_start(&other_vc.vpmu, 3, 1,
-					    SBI_PMU_START_FLAG_SET_INIT_VALUE, 999)
-				 .error,
-			 SBI_SUCCESS);
+	assert_int_equal(
+		vpmu_counter_start(&other_vc.vpmu, 3, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, 999)
+			.error,
+		SBI_SUCCESS);
 	vpmu_vcpu_put(&other_vc.vpmu);
 	vpmu_vcpu_load(v);
 	/* stopped, and the physical value is not ours: reads trap and emulate */
