@@ -31,6 +31,7 @@
  * every violation is printed with its call number and registers.
  */
 #include "gt.h"
+#include "pmu.h"
 
 GT_IMAGE("fuzz-pmu");
 
@@ -367,45 +368,7 @@ static unsigned long gen_hi(unsigned long *rs)
 /* ---- counter CSR read, may trap ---- */
 static unsigned long read_counter(unsigned long idx)
 {
-#define RD(n)                                                                                      \
-	case n:                                                                                    \
-		return csr_read(0xc00 + (n))
-	switch (idx) {
-		RD(0);
-		RD(1);
-		RD(2);
-		RD(3);
-		RD(4);
-		RD(5);
-		RD(6);
-		RD(7);
-		RD(8);
-		RD(9);
-		RD(10);
-		RD(11);
-		RD(12);
-		RD(13);
-		RD(14);
-		RD(15);
-		RD(16);
-		RD(17);
-		RD(18);
-		RD(19);
-		RD(20);
-		RD(21);
-		RD(22);
-		RD(23);
-		RD(24);
-		RD(25);
-		RD(26);
-		RD(27);
-		RD(28);
-		RD(29);
-		RD(30);
-		RD(31);
-	}
-#undef RD
-	return 0;
+	return gt_pmu_read_csr(idx);
 }
 
 static void lcofi_handler(unsigned long irq, struct gt_frame *f)

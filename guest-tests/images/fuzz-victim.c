@@ -16,6 +16,7 @@
  * bootargs: "seconds=<n>" (default 20): how long to keep checking.
  */
 #include "gt.h"
+#include "pmu.h"
 
 GT_IMAGE("fuzz-victim");
 
@@ -59,31 +60,7 @@ static unsigned long fdt_sum(const void *fdt)
 
 static unsigned long read_counter(unsigned long idx)
 {
-#define RD(n)                                                                                      \
-	case n:                                                                                    \
-		return csr_read(0xc00 + (n))
-	switch (idx) {
-		RD(0);
-		RD(2);
-		RD(3);
-		RD(4);
-		RD(5);
-		RD(6);
-		RD(7);
-		RD(8);
-		RD(9);
-		RD(10);
-		RD(11);
-		RD(12);
-		RD(13);
-		RD(14);
-		RD(15);
-		RD(16);
-		RD(17);
-		RD(18);
-	}
-#undef RD
-	return ~0UL;
+	return gt_pmu_read_csr(idx);
 }
 
 static struct sbi_ret pmu(unsigned long fid, unsigned long a0, unsigned long a1, unsigned long a2,

@@ -21,6 +21,7 @@
  * instret counter counts (nothing left behind by the stopped guests).
  */
 #include "gt.h"
+#include "pmu.h"
 
 GT_IMAGE("soak");
 
@@ -50,31 +51,7 @@ static struct sbi_ret pmu(unsigned long fid, unsigned long a0, unsigned long a1,
 
 static unsigned long read_counter(unsigned long idx)
 {
-#define RD(n)                                                                                      \
-	case n:                                                                                    \
-		return csr_read(0xc00 + (n))
-	switch (idx) {
-		RD(0);
-		RD(2);
-		RD(3);
-		RD(4);
-		RD(5);
-		RD(6);
-		RD(7);
-		RD(8);
-		RD(9);
-		RD(10);
-		RD(11);
-		RD(12);
-		RD(13);
-		RD(14);
-		RD(15);
-		RD(16);
-		RD(17);
-		RD(18);
-	}
-#undef RD
-	return ~0UL;
+	return gt_pmu_read_csr(idx);
 }
 
 static void lcofi(unsigned long irq, struct gt_frame *f)
