@@ -236,10 +236,10 @@ static int classify(unsigned long event_idx, uint64_t data, int *key)
 
 /*
  * Hardware counters that may count event_idx, in preference order. Other
- * events never go to the fixed counters. cycles and instret: programmable
- * counters first when the boot probe saw them count the event (they can
- * overflow, so perf can sample; OpenSBI with Sscofpmf prefers them too),
- * then the fixed counter 0 or 2, which has no overflow interrupt.
+ * events never go to the fixed counters. instret: programmable counters
+ * first (they can overflow, for sampling), then counter 2. cycles: counter
+ * 0 first (QEMU 10 counts guest cycles exactly only there), then the
+ * programmable counters if the boot probe saw them count cycles.
  */
 static unsigned int hw_candidates(unsigned long event_idx, unsigned int out[VPMU_MAX_HW])
 {
@@ -247,13 +247,15 @@ static unsigned int hw_candidates(unsigned long event_idx, unsigned int out[VPMU
 	bool prog = fixed < 0 || layout.prog_counts[fixed == CTR_INSTRET];
 	unsigned int i, n = 0;
 
+	if (fixed == 0 && is_hw(0))
+		out[n++] = 0;
 	if (prog) {
 		for (i = FIRST_PROG; i < layout.num_hw; i++)
 			if (is_hw(i))
 				out[n++] = i;
 	}
-	if (fixed >= 0 && is_hw((unsigned int)fixed))
-		out[n++] = (unsigned int)fixed;
+	if (fixed == CTR_INSTRET && is_hw(CTR_INSTRET))
+		out[n++] = CTR_INSTRET;
 	return n;
 }
 
