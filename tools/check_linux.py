@@ -134,15 +134,15 @@ def summary(info):
 
 
 # ---------------------------------------------------------------- native reference
-def native_cmd(build, qemu_args, bootargs):
-    """QEMU command booting the guest kernel + initramfs natively, same machine shape."""
+def machine_cmd(kernel, initrd, extra, append=None):
+    """QEMU virt with -bios default: the defaults (-smp 2, -m 1G) unless extra overrides them."""
     base = {"-M": "virt", "-cpu": "max", "-smp": "2", "-m": "1G"}
     rest = []
     i = 0
-    while i < len(qemu_args):
-        a = qemu_args[i]
-        if a in base and i + 1 < len(qemu_args):
-            base[a] = qemu_args[i + 1]
+    while i < len(extra):
+        a = extra[i]
+        if a in base and i + 1 < len(extra):
+            base[a] = extra[i + 1]
             i += 2
             continue
         rest.append(a)
@@ -150,10 +150,16 @@ def native_cmd(build, qemu_args, bootargs):
     cmd = [QEMU]
     for k, v in base.items():
         cmd += [k, v]
-    return cmd + ["-nographic", "-bios", "default",
-                  "-kernel", os.path.join(build, "linux", "Image"),
-                  "-initrd", os.path.join(build, "linux", "initramfs.cpio"),
-                  "-append", bootargs] + rest
+    cmd += ["-nographic", "-bios", "default", "-kernel", kernel, "-initrd", initrd]
+    if append is not None:
+        cmd += ["-append", append]
+    return cmd + rest
+
+
+def native_cmd(build, qemu_args, bootargs):
+    """QEMU command booting the guest kernel + initramfs natively, same machine shape."""
+    return machine_cmd(os.path.join(build, "linux", "Image"),
+                       os.path.join(build, "linux", "initramfs.cpio"), qemu_args, bootargs)
 
 
 def run_native(build, qemu_args, bootargs, log_path=None, timeout=60):

@@ -149,22 +149,7 @@ def dts_options(dts):
 
 
 def qemu_cmd(hv, bundle, extra):
-    base = {"-M": "virt", "-cpu": "max", "-smp": "2", "-m": "1G"}
-    rest = []
-    i = 0
-    while i < len(extra):
-        a = extra[i]
-        if a in base and i + 1 < len(extra):
-            base[a] = extra[i + 1]
-            i += 2
-            continue
-        rest.append(a)
-        i += 1
-    cmd = [QEMU]
-    for k, v in base.items():
-        cmd += [k, v]
-    cmd += ["-nographic", "-bios", "default", "-kernel", hv, "-initrd", bundle] + rest
-    return cmd
+    return check_linux.machine_cmd(hv, bundle, extra)
 
 
 # ---------------------------------------------------------------- running

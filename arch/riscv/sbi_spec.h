@@ -178,6 +178,37 @@ struct sbi_ret {
 #define SBI_PMU_STOP_FLAG_TAKE_SNAPSHOT	  (1UL << 1)
 #define SBI_PMU_STOP_FLAG_MASK		  0x3UL
 
+#ifndef __ASSEMBLER__
+/* The errors the SBI v3.0 PMU chapter allows each function to return */
+static inline int sbi_pmu_error_allowed(unsigned long fid, long err)
+{
+	switch (fid) {
+	case SBI_EXT_PMU_NUM_COUNTERS:
+		return err == SBI_SUCCESS;
+	case SBI_EXT_PMU_COUNTER_GET_INFO:
+	case SBI_EXT_PMU_COUNTER_FW_READ:
+	case SBI_EXT_PMU_COUNTER_FW_READ_HI:
+		return err == SBI_SUCCESS || err == SBI_ERR_INVALID_PARAM;
+	case SBI_EXT_PMU_COUNTER_CFG_MATCH:
+		return err == SBI_SUCCESS || err == SBI_ERR_INVALID_PARAM ||
+		       err == SBI_ERR_NOT_SUPPORTED;
+	case SBI_EXT_PMU_COUNTER_START:
+		return err == SBI_SUCCESS || err == SBI_ERR_INVALID_PARAM ||
+		       err == SBI_ERR_ALREADY_STARTED || err == SBI_ERR_NO_SHMEM;
+	case SBI_EXT_PMU_COUNTER_STOP:
+		return err == SBI_SUCCESS || err == SBI_ERR_INVALID_PARAM ||
+		       err == SBI_ERR_ALREADY_STOPPED || err == SBI_ERR_NO_SHMEM;
+	case SBI_EXT_PMU_SNAPSHOT_SET_SHMEM:
+	case SBI_EXT_PMU_EVENT_GET_INFO:
+		return err == SBI_SUCCESS || err == SBI_ERR_NOT_SUPPORTED ||
+		       err == SBI_ERR_INVALID_PARAM || err == SBI_ERR_INVALID_ADDRESS ||
+		       err == SBI_ERR_FAILED;
+	default:
+		return err == SBI_ERR_NOT_SUPPORTED;
+	}
+}
+#endif
+
 /* Snapshot shared memory layout (4 KiB) */
 #define SBI_PMU_SNAPSHOT_SIZE	       4096
 #define SBI_PMU_SNAPSHOT_OVF_OFFSET    0x0

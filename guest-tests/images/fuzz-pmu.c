@@ -142,30 +142,7 @@ static void report(unsigned long hart, unsigned long n, const char *what, unsign
 /* SBI v3.0, chapter "Performance Monitoring Unit Extension": errors per function */
 static bool allowed(unsigned long fid, long err)
 {
-	switch (fid) {
-	case SBI_EXT_PMU_NUM_COUNTERS:
-		return err == SBI_SUCCESS;
-	case SBI_EXT_PMU_COUNTER_GET_INFO:
-	case SBI_EXT_PMU_COUNTER_FW_READ:
-	case SBI_EXT_PMU_COUNTER_FW_READ_HI:
-		return err == SBI_SUCCESS || err == SBI_ERR_INVALID_PARAM;
-	case SBI_EXT_PMU_COUNTER_CFG_MATCH:
-		return err == SBI_SUCCESS || err == SBI_ERR_INVALID_PARAM ||
-		       err == SBI_ERR_NOT_SUPPORTED;
-	case SBI_EXT_PMU_COUNTER_START:
-		return err == SBI_SUCCESS || err == SBI_ERR_INVALID_PARAM ||
-		       err == SBI_ERR_ALREADY_STARTED || err == SBI_ERR_NO_SHMEM;
-	case SBI_EXT_PMU_COUNTER_STOP:
-		return err == SBI_SUCCESS || err == SBI_ERR_INVALID_PARAM ||
-		       err == SBI_ERR_ALREADY_STOPPED || err == SBI_ERR_NO_SHMEM;
-	case SBI_EXT_PMU_SNAPSHOT_SET_SHMEM:
-	case SBI_EXT_PMU_EVENT_GET_INFO:
-		return err == SBI_SUCCESS || err == SBI_ERR_NOT_SUPPORTED ||
-		       err == SBI_ERR_INVALID_PARAM || err == SBI_ERR_INVALID_ADDRESS ||
-		       err == SBI_ERR_FAILED;
-	default:
-		return err == SBI_ERR_NOT_SUPPORTED;
-	}
+	return sbi_pmu_error_allowed(fid, err);
 }
 
 /* ---- argument generators ---- */
