@@ -104,7 +104,8 @@ static unsigned long parse_seconds(const char *s)
 
 void gt_main(unsigned long hartid, const void *fdt)
 {
-	unsigned long num, sum0, rounds = 0, timers = 0, seconds;
+	unsigned long sum0, rounds = 0, timers = 0, seconds;
+	struct gt_pmu_layout layout;
 	unsigned long bad_hold = 0, bad_stop = 0, bad_instret = 0, bad_fw = 0, bad_snap = 0;
 	unsigned long bad_canary = 0, last_d = 0;
 	long a, b, c, d, e, f;
@@ -119,18 +120,10 @@ void gt_main(unsigned long hartid, const void *fdt)
 	sum0 = fdt_sum(fdt);
 	seconds = parse_seconds(gt_fdt_getprop("/chosen", "bootargs", NULL));
 
-	r = gt_sbi0(SBI_EXT_PMU, SBI_EXT_PMU_NUM_COUNTERS);
-	num = r.value < 64 ? r.value : 63;
-	for (unsigned long i = 0; i < num; i++) {
-		r = gt_sbi1(SBI_EXT_PMU, SBI_EXT_PMU_COUNTER_GET_INFO, i);
-		if (r.error)
-			continue;
-		if (r.value & SBI_PMU_CTR_INFO_FW)
-			fw_mask |= 1UL << i;
-		else
-			hw_mask |= 1UL << i;
-	}
-	prog_mask = hw_mask & ~7UL;
+	gt_pmu_layout(&layout);
+	hw_mask = layout.hw_mask;
+	fw_mask = layout.fw_mask;
+	prog_mask = layout.prog_mask;
 
 	GT_CHECK_SBI("shmem-set",
 		     pmu(SBI_EXT_PMU_SNAPSHOT_SET_SHMEM, (unsigned long)shmem, 0, 0, 0, 0),

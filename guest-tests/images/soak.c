@@ -264,23 +264,16 @@ static void secondary(unsigned long hartid, unsigned long opaque)
 void gt_main(unsigned long hartid, const void *fdt)
 {
 	const char *args = gt_fdt_getprop("/chosen", "bootargs", NULL);
-	struct sbi_ret r;
+	struct gt_pmu_layout layout;
 
 	(void)fdt;
 	seconds = parse_num(args, "seconds=", 60);
 	period = parse_num(args, "period=", 10000000);
-	r = gt_sbi0(SBI_EXT_PMU, SBI_EXT_PMU_NUM_COUNTERS);
-	num = r.value < 64 ? r.value : 63;
-	for (unsigned long i = 0; i < num; i++) {
-		r = gt_sbi1(SBI_EXT_PMU, SBI_EXT_PMU_COUNTER_GET_INFO, i);
-		if (r.error)
-			continue;
-		if (r.value & SBI_PMU_CTR_INFO_FW)
-			fw_mask |= 1UL << i;
-		else
-			hw_mask |= 1UL << i;
-	}
-	prog_mask = hw_mask & ~7UL;
+	gt_pmu_layout(&layout);
+	num = layout.num < 64 ? layout.num : 63;
+	hw_mask = layout.hw_mask;
+	fw_mask = layout.fw_mask;
+	prog_mask = layout.prog_mask;
 
 	if (args && !__builtin_strncmp(args, "probe", 5)) {
 		gt_printf("soak: probe: waiting %lu s for the soak guests to stop\n", seconds);
