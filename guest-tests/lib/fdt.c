@@ -47,6 +47,25 @@ static bool strprefix(const char *s, const char *prefix)
 	return true;
 }
 
+/* The FDT's structure block; *strings gets its strings block */
+static const uint8_t *structure(const void *fdt, const uint8_t **strings)
+{
+	*strings = (const uint8_t *)fdt + be32((const uint8_t *)fdt + 12);
+	return (const uint8_t *)fdt + be32((const uint8_t *)fdt + 8);
+}
+
+/* At an FDT_BEGIN_NODE's name: return it and move *p past it (4-byte aligned) */
+static const char *begin_node(const uint8_t **p)
+{
+	const char *name = (const char *)*p;
+	size_t len = 0;
+
+	while (name[len])
+		len++;
+	*p += (len + 4) & ~3UL;
+	return name;
+}
+
 void gt_fdt_init(const void *fdt)
 {
 	const uint8_t *p, *strings;
@@ -59,19 +78,14 @@ void gt_fdt_init(const void *fdt)
 	nr_cpus = 0;
 	if (!fdt || be32(fdt) != FDT_MAGIC)
 		return;
-	p = (const uint8_t *)fdt + be32((const uint8_t *)fdt + 8);
-	strings = (const uint8_t *)fdt + be32((const uint8_t *)fdt + 12);
+	p = structure(fdt, &strings);
 	for (;;) {
 		uint32_t tok = be32(p);
 
 		p += 4;
 		if (tok == FDT_BEGIN_NODE) {
-			const char *name = (const char *)p;
-			size_t len = 0;
+			const char *name = begin_node(&p);
 
-			while (name[len])
-				len++;
-			p += (len + 4) & ~3UL;
 			depth++;
 			in_memory = depth == 2 && strprefix(name, "memory") && !ram_size;
 			if (depth == 2 && streq(name, "cpus"))
@@ -265,19 +279,14 @@ const void *gt_fdt_getprop(const char *path, const char *prop, unsigned int *len
 		clen[ncomp] = (size_t)(s - comp[ncomp]);
 		ncomp++;
 	}
-	p = (const uint8_t *)fdt_base + be32((const uint8_t *)fdt_base + 8);
-	strings = (const uint8_t *)fdt_base + be32((const uint8_t *)fdt_base + 12);
+	p = structure(fdt_base, &strings);
 	for (;;) {
 		uint32_t tok = be32(p);
 
 		p += 4;
 		if (tok == FDT_BEGIN_NODE) {
-			const char *name = (const char *)p;
-			size_t len = 0;
+			const char *name = begin_node(&p);
 
-			while (name[len])
-				len++;
-			p += (len + 4) & ~3UL;
 			depth++;
 			/* depth 1 is the root node */
 			if (depth >= 2 && matched == depth - 2 && depth - 2 < ncomp &&
