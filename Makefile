@@ -73,6 +73,7 @@ FORCE:
 UNIT_TESTS :=
 -include guest-tests/guest-tests.mk
 -include guest-tests/linux/linux.mk
+-include tools/kvm/kvm.mk
 -include $(wildcard core/test/*.mk vpmu/test/*.mk)
 guest-images::
 

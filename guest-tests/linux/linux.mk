@@ -59,15 +59,20 @@ $(LG_SRC)/.pmuvisor-errata: $(LG_ERRATA_KEY) $(LG_SRC)/.pmuvisor-extracted
 	@touch $@
 
 # ---- kernel: tinyconfig + guest.config; rebuilt only when the fragment changes ----
-$(LG_KOBJ)/.config: $(LG_DIR)/guest.config $(LG_SRC)/.pmuvisor-extracted
-	@mkdir -p $(LG_KOBJ)
-	+$(LG_KMAKE) tinyconfig && cd $(LG_KOBJ) && \
-		$(LG_SRC)/scripts/kconfig/merge_config.sh -m -O $(LG_KOBJ) \
-			$(LG_KOBJ)/.config $(abspath $(LG_DIR)/guest.config) && \
-		$(LG_KMAKE) olddefconfig || { rm -f $@; exit 1; }
-	@grep -E '^CONFIG_.*=|^# CONFIG_.* is not set' $(LG_DIR)/guest.config | while read -r opt; do \
-		grep -qx "$$opt" $@ || { echo "linux.mk: $$opt did not stick" >&2; rm -f $@; exit 1; }; \
+# $(call lg_kconfig,KMAKE,KOBJ,FRAGMENT): recipe of KOBJ/.config (also for tools/kvm/kvm.mk):
+# tinyconfig, FRAGMENT merged on top, olddefconfig; fails if an option of FRAGMENT did not stick.
+define lg_kconfig
+	@mkdir -p $(2)
+	+$(1) tinyconfig && cd $(2) && \
+		$(LG_SRC)/scripts/kconfig/merge_config.sh -m -O $(2) $(2)/.config $(abspath $(3)) && \
+		$(1) olddefconfig || { rm -f $@; exit 1; }
+	@grep -E '^CONFIG_.*=|^# CONFIG_.* is not set' $(3) | while read -r opt; do \
+		grep -qx "$$opt" $@ || { echo "$(3): $$opt did not stick" >&2; rm -f $@; exit 1; }; \
 	done
+endef
+
+$(LG_KOBJ)/.config: $(LG_DIR)/guest.config $(LG_SRC)/.pmuvisor-extracted
+	$(call lg_kconfig,$(LG_KMAKE),$(LG_KOBJ),$(LG_DIR)/guest.config)
 
 $(LG_OUT)/Image: $(LG_KOBJ)/.config $(LG_SRC)/.pmuvisor-errata
 	+$(LG_KMAKE) -j$(LG_JOBS) Image
