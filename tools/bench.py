@@ -2,18 +2,27 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """Measure guest-visible costs under QEMU -icount shift=0 (`make bench`).
 
-usage: bench.py [--only native|pmuvisor|partition] [--timeout S] [--build DIR] [--json FILE]
+usage: bench.py [--only RUN[,RUN...]] [--jobs N] [--timeout S] [--build DIR] [--json FILE]
+                [--kvm-build-failed]
 
-Runs build/guest-tests/bench.bin three times, side by side, each on one hart with -icount shift=0:
-  native:    directly on OpenSBI (-bios default -kernel bench.bin), no hypervisor;
-  pmuvisor:  as a 2-vCPU guest of pmuvisor (dts/bench/bench.dts, both vCPUs on hart 0),
-             which also runs the vCPU switch measurement (same counters on both vCPUs);
-  partition: as two 1-vCPU guests on hart 0 with disjoint counters-mask
-             (dts/bench/bench-partition.dts): the vCPU switch with a physical partition.
+Runs build/guest-tests/bench.bin on one hart with -icount shift=0, in every setup below, and
+prints the figures side by side, with the ratios pmuvisor / KVM:
+  native:        directly on OpenSBI (-bios default -kernel bench.bin), no hypervisor;
+  kvm:           as the guest of Linux 6.12 KVM: a host kernel booted on the same QEMU
+                 (-M virt,aia=aplic-imsic,aia-guests=1) whose /init is tools/kvm/vmm.c, a small
+                 VMM running bench.bin (build/kvm/{Image,bench.cpio}, tools/kvm/kvm.mk);
+  pmuvisor:      as a 2-vCPU guest of pmuvisor (dts/bench/bench.dts, both vCPUs on hart 0),
+                 which also runs the vCPU switch measurement (same counters on both vCPUs);
+  partition:     as two 1-vCPU guests on hart 0 with disjoint counters-mask
+                 (dts/bench/bench-partition.dts): the vCPU switch with a physical partition;
+  pmuvisor-sbi, partition-sbi: the same two on a CPU without Smcdeleg/Ssccfg
+                 (-cpu max,smcdeleg=false,ssccfg=false), where pmuvisor has only its SBI backend.
 The image prints `BENCH <name> <instructions> ...` lines (guest-tests/images/bench.c); this
-script builds the bundles (tools/mkbundle.py), runs QEMU under a timeout, parses the lines,
-prints a table next to the OpenSBI and Linux KVM figures of /work/shared/platform.md and
-writes build/bench/results.json. Method and explanation: docs/performance.md.
+script builds the bundles (tools/mkbundle.py), runs the QEMUs (tools/qemu_runner.py, at most
+--jobs at once, each under --timeout), parses the lines, prints the tables and writes
+build/bench/results.json. A run that fails (KVM not built, no BENCH-DONE, timeout) is named
+with its reason above the tables and its cells read FAILED; no figure is taken from elsewhere.
+Method and explanation: docs/performance.md.
 Exit status 0 iff every requested run printed BENCH-DONE.
 """
 import argparse
@@ -23,25 +32,16 @@ import os
 import re
 import subprocess
 import sys
-import time
+
+import qemu_runner
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-QEMU = os.environ.get("QEMU", "qemu-system-riscv64")
+QEMU = qemu_runner.QEMU
 DTS = os.path.join(REPO, "dts", "bench", "bench.dts")
 DTS_PART = os.path.join(REPO, "dts", "bench", "bench-partition.dts")
-
-# Reference figures measured on the same platform (platform.md: "OpenSBI 1.5 as the host SBI"
-# and "Linux KVM measured on the same platform"), in instructions.
-REFERENCE = {
-    "base_get_spec_version": (314, 960),
-    "pmu_num_counters": (341, 1008),
-    "pmu_counter_get_info": (404, 1023),
-    "pmu_cfg_match_stop_reset": (2508, 9498),
-    "pmu_start_stop": (1201, 10471),
-    "pmu_fw_read": (377, 1049),
-    "csr_read_hpmcounter_started": (18, 1859),
-    "csr_read_hpmcounter_configured": (None, 1859),  # KVM traps every counter read
-}
+CPU_NO_CDELEG = "max,smcdeleg=false,ssccfg=false"
+KVM_MACHINE = "virt,aia=aplic-imsic,aia-guests=1"
+RUNS = ["native", "kvm", "pmuvisor", "pmuvisor-sbi", "partition", "partition-sbi"]
 
 ROWS = [
     ("base_get_spec_version", "BASE get_spec_version (null call)"),
@@ -56,13 +56,22 @@ ROWS = [
     ("pmu_snapshot_set_shmem", "PMU snapshot_set_shmem (4 KiB area)"),
     ("pmu_event_get_info_1", "PMU event_get_info, 1 entry"),
     ("pmu_event_get_info_4", "PMU event_get_info, 4 entries"),
-    ("csr_read_hpmcounter_started", "hpmcounter3 read, counter started (direct)"),
+    ("csr_read_hpmcounter_started", "hpmcounter3 read, counter started"),
     ("csr_read_hpmcounter_stopped", "hpmcounter3 read, counter stopped by the guest"),
-    ("csr_read_hpmcounter_configured", "hpmcounter3 read, configured never started (trapped)"),
+    ("csr_read_hpmcounter_configured", "hpmcounter3 read, configured never started"),
     ("csr_read_cycle_started", "cycle read, counter 0 started"),
     ("csr_read_instret_started", "instret read, counter 2 started"),
     ("csr_read_time", "time read"),
 ]
+# (run, label) of the value columns, then the ratio columns (numerator run, denominator run)
+COLUMNS = [("native", "OpenSBI native"), ("kvm", "KVM 6.12"), ("pmuvisor", "pmuvisor"),
+           ("pmuvisor-sbi", "pmuvisor no Smcdeleg")]
+RATIOS = [("pmuvisor", "kvm", "pmuvisor / KVM"), ("pmuvisor-sbi", "kvm", "no Smcdeleg / KVM")]
+# (run, figure prefix, label) of the vCPU switch table
+SWITCH_COLUMNS = [("pmuvisor", "switch_live_", "one guest, same counters"),
+                  ("pmuvisor-sbi", "switch_live_", "same, no Smcdeleg"),
+                  ("partition", "switch_part_live_", "two guests, partitioned"),
+                  ("partition-sbi", "switch_part_live_", "partitioned, no Smcdeleg")]
 
 RE_BENCH = re.compile(r"BENCH (\S+) (-?\d+\.\d+) err=(-?\d+) n=(\d+)(.*)$")
 RE_INFO = re.compile(r"BENCH-INFO (.*)$")
@@ -70,33 +79,19 @@ RE_SKIP = re.compile(r"BENCH-SKIP (.*)$")
 RE_SWA = re.compile(r"BENCH-SWA (\d+) (.*)$")
 RE_SWB = re.compile(r"BENCH-SWB (\d+) (.*)$")
 RE_REC = re.compile(r"BENCH-REC (\d+) (\d+) (\d+)")
+# the first of these in a failed run's log says why it failed
+RE_WHY = re.compile(r"(vmm: error: .*|vmm: guest \S+ reason [1-9].*|Kernel panic.*|"
+                    r"pmuvisor: PANIC.*|qemu: fatal.*|qemu-system-\S+: .*)")
+
+
+def rel(path):
+    """path relative to the repository when inside it"""
+    r = os.path.relpath(path, REPO)
+    return path if r.startswith("..") else r
 
 
 def sh(cmd, **kw):
     return subprocess.run(cmd, capture_output=True, text=True, **kw)
-
-
-def start_qemu(cmd, log_path):
-    """Start QEMU with its console going to log_path; returns (process, log file, start time)."""
-    f = open(log_path, "wb")
-    p = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-    return p, f, time.monotonic()
-
-
-def finish_qemu(run, timeout, log_path):
-    """Wait for a started QEMU under a timeout; returns (output, timed_out, seconds)."""
-    p, f, t0 = run
-    timed_out = False
-    try:
-        p.wait(timeout=max(1.0, t0 + timeout - time.monotonic()))
-    except subprocess.TimeoutExpired:
-        timed_out = True
-        p.kill()
-        p.wait()
-    f.close()
-    with open(log_path, "rb") as lf:
-        out = lf.read().decode("utf-8", "replace")
-    return out, timed_out, time.monotonic() - t0
 
 
 def kv(text):
@@ -179,59 +174,66 @@ def fmt(v, err=0):
     return s
 
 
-def table(native, hv):
-    nat = native["figures"] if native else {}
-    pv = hv["figures"] if hv else {}
-    head = ["operation", "OpenSBI native (this run)", "OpenSBI (platform.md)",
-            "KVM 6.12 (platform.md)", "pmuvisor", "pmuvisor / KVM"]
+def ratio(num, den):
+    """num / den of two figures, "-" if either is missing or answered NOT_SUPPORTED"""
+    if not num or not den or -2 in (num["error"], den["error"]) or not den["instructions"]:
+        return "-"
+    q = num["instructions"] / den["instructions"]
+    return f"{q:.2f}" if q >= 0.1 else f"{q:.4f}"
+
+
+def figure(runs, name, key):
+    """(cell text, figure or None) of one figure of one run"""
+    r = runs[name]
+    f = r["figures"].get(key)
+    if f:
+        return fmt(f["instructions"], f["error"]) + (" *" if "ev" in f else ""), f
+    return ("-" if r["ok"] else "FAILED"), None
+
+
+def table(runs):
+    """The call and CSR table: a column per requested run, the ratios where both ran."""
+    cols = [(n, label) for n, label in COLUMNS if n in runs]
+    ratios = [x for x in RATIOS if x[0] in runs and x[1] in runs]
+    head = ["operation"] + [label for _, label in cols] + [label for _, _, label in ratios]
     rows = []
     for key, label in ROWS:
-        n, p = nat.get(key), pv.get(key)
-        ref_o, ref_k = REFERENCE.get(key, (None, None))
-        ratio = "-"
-        if p is not None and ref_k:
-            q = p["instructions"] / ref_k
-            ratio = f"{q:.2f}" if q >= 0.1 else f"{q:.4f}"
-        rows.append([label,
-                     fmt(n["instructions"], n["error"]) if n else "-",
-                     fmt(ref_o), fmt(ref_k),
-                     fmt(p["instructions"], p["error"]) if p else "-", ratio])
+        cells = {n: figure(runs, n, key) for n, _ in cols}
+        rows.append([label] + [cells[n][0] for n, _ in cols] +
+                    [ratio(cells[a][1], cells[b][1]) for a, b, _ in ratios])
     return head, rows
 
 
 def live_figures(run, prefix):
     """{live counters: figure} of one switch configuration, in increasing order"""
-    figs = (run or {}).get("figures", {})
-    return dict(sorted((int(k[len(prefix):]), f) for k, f in figs.items()
+    return dict(sorted((int(k[len(prefix):]), f) for k, f in run["figures"].items()
                        if k.startswith(prefix)))
 
 
-def switch_table(hv, part):
-    """Rows 0, 1, 4, all: per configuration, the switch cost and its PMU share (cost minus
-    the 0-counter cost of the same configuration)."""
-    cols = []
-    for c in (live_figures(hv, "switch_live_"), live_figures(part, "switch_part_live_")):
-        top = max(c) if c else 0
-        cols.append({"0": c.get(0), "1": c.get(1), "4": c.get(4),
-                     "all": (top, c[top]) if top > 4 else None, "zero": c.get(0)})
-    head = ["live counters per vCPU",
-            "one guest, same counters", "PMU share",
-            "two guests, partitioned", "PMU share", "switches measured"]
+def switch_table(runs):
+    """Rows 0, 1, 4, all: per setup, the switch cost with its PMU share in parentheses (cost
+    minus the 0-counter cost of the same setup)."""
+    cols = [(n, live_figures(runs[n], prefix), label)
+            for n, prefix, label in SWITCH_COLUMNS if n in runs]
+    head = ["live counters per vCPU"] + [label for _, _, label in cols] + ["switches measured"]
     rows = []
     for key in ("0", "1", "4", "all"):
         row, tops, sw = [], [], []
-        for c in cols:
-            f = c[key]
-            if key == "all" and f:
-                tops.append(str(f[0]))
-                f = f[1]
+        for n, c, _ in cols:
+            k = int(key) if key != "all" else (max(c) if c else 0)
+            if key == "all":
+                if k <= 4:
+                    k = None
+                tops.append(str(k) if k else "-")
+            f = c.get(k)
             if not f:
-                row += ["-", "-"]
+                row.append("-" if runs[n]["ok"] else "FAILED")
                 sw.append("-")
                 continue
-            zero = c["zero"]
-            row += [fmt(round(f["instructions"])),
-                    fmt(round(f["instructions"] - zero["instructions"])) if zero else "-"]
+            cell = fmt(round(f["instructions"]))
+            if c.get(0):
+                cell += f" (+{fmt(round(f['instructions'] - c[0]['instructions']))})"
+            row.append(cell)
             sw.append(str(f.get("switches", "?")))
         label = key if key != "all" else f"all ({' / '.join(tops)})"
         rows.append([label] + row + [" / ".join(sw)])
@@ -240,59 +242,126 @@ def switch_table(hv, part):
 
 def print_table(head, rows):
     w = [max(len(str(r[i])) for r in [head] + rows) for i in range(len(head))]
-    line = lambda r: "  ".join(str(c).ljust(w[i]) if i == 0 else str(c).rjust(w[i])
-                               for i, c in enumerate(r))
+
+    def line(r):
+        return "  ".join(str(c).ljust(w[i]) if i == 0 else str(c).rjust(w[i])
+                         for i, c in enumerate(r))
     print(line(head))
     print("  ".join("-" * x for x in w))
     for r in rows:
         print(line(r))
 
 
+def machine(cpu="max", mach="virt", mem="1G", icount="shift=0"):
+    """QEMU with OpenSBI (-bios default), one hart, -icount: every run's machine."""
+    return [QEMU, "-M", mach, "-cpu", cpu, "-smp", "1", "-m", mem, "-nographic",
+            "-bios", "default", "-icount", icount]
+
+
+def commands(build, bundles):
+    """{run: (QEMU command, files it needs, how to build them)}"""
+    image = os.path.join(build, "guest-tests", "bench.bin")
+    hv = os.path.join(build, "pmuvisor.bin")
+    kvm_image = os.path.join(build, "kvm", "Image")
+    kvm_initrd = os.path.join(build, "kvm", "bench.cpio")
+    # sleep=off where the hart idles: the partition's two guests sleep between phases of their
+    # timetable, the KVM host while its UART drains (vmm.c). The idle hart then jumps to the next
+    # timer deadline instead of idling in host real time, which would make the phases, and the
+    # phase of the KVM host's timer tick (in its figures), depend on the host's load
+    part = "shift=0,sleep=off"
+    on_hv = [hv, "make hv"]
+    return {
+        "native": (machine(mem="256M") + ["-kernel", image], [image, "make guest-images"]),
+        "kvm": (machine(mach=KVM_MACHINE, icount=part) +
+                ["-seed", "1", "-kernel", kvm_image, "-initrd", kvm_initrd,
+                 "-append", "console=ttyS0"],
+                [kvm_image, "make kvm-peer", kvm_initrd, "make kvm-peer"]),
+        "pmuvisor": (machine() + ["-kernel", hv, "-initrd", bundles["pmuvisor"]], on_hv),
+        "pmuvisor-sbi": (machine(cpu=CPU_NO_CDELEG) + ["-kernel", hv, "-initrd",
+                                                       bundles["pmuvisor"]], on_hv),
+        "partition": (machine(icount=part) + ["-kernel", hv, "-initrd", bundles["partition"]],
+                      on_hv),
+        "partition-sbi": (machine(cpu=CPU_NO_CDELEG, icount=part) +
+                          ["-kernel", hv, "-initrd", bundles["partition"]], on_hv),
+    }
+
+
+def failed(why):
+    return {"figures": {}, "info": [], "skipped": [], "done": False, "ok": False, "status": why}
+
+
+def run_status(res, out, result):
+    """ok, or why the run failed"""
+    if result.timed_out:
+        return f"FAILED: timeout after {result.seconds:.0f} s"
+    m = RE_WHY.search(out)
+    if res["done"] and not (m and m.group(1).startswith("vmm:")):
+        return "ok"
+    if m:
+        return f"FAILED: {m.group(1).strip()}"
+    return f"FAILED: no BENCH-DONE (QEMU exit status {result.returncode})"
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--only", choices=["native", "pmuvisor", "partition"])
+    ap.add_argument("--only", help="comma-separated runs of: " + ", ".join(RUNS))
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2,
+                    help="QEMUs at once (default: the host's cores)")
     ap.add_argument("--timeout", type=float, default=600, help="seconds per QEMU run")
     ap.add_argument("--build", default=os.path.join(REPO, "build"))
     ap.add_argument("--json", help="results file (default BUILD/bench/results.json)")
+    ap.add_argument("--kvm-build-failed", action="store_true",
+                    help="`make kvm-peer` failed: report the KVM run as failed, do not run it")
     args = ap.parse_args()
+    want = RUNS if not args.only else [w.strip() for w in args.only.split(",")]
+    for w in want:
+        if w not in RUNS:
+            ap.error(f"--only: unknown run {w!r} (runs: {', '.join(RUNS)})")
 
     out_dir = os.path.join(args.build, "bench")
     os.makedirs(out_dir, exist_ok=True)
-    image = os.path.join(args.build, "guest-tests", "bench.bin")
-    hv_bin = os.path.join(args.build, "pmuvisor.bin")
-    bundle = os.path.join(out_dir, "bench.bundle")
-    bundle_part = os.path.join(out_dir, "bench-partition.bundle")
-    want = [args.only] if args.only else ["native", "pmuvisor", "partition"]
-    need = [(image, "make guest-images")]
-    if want != ["native"]:
-        need.append((hv_bin, "make hv"))
-    for path, hint in need:
-        if not os.path.isfile(path):
-            print(f"bench.py: {path} not found ({hint}, or make bench)", file=sys.stderr)
-            return 2
-    for name, dts, out in (("pmuvisor", DTS, bundle), ("partition", DTS_PART, bundle_part)):
-        if name not in want:
+    bundles = {"pmuvisor": os.path.join(out_dir, "bench.bundle"),
+               "partition": os.path.join(out_dir, "bench-partition.bundle")}
+    for name, dts in (("pmuvisor", DTS), ("partition", DTS_PART)):
+        if not any(w.startswith(name) for w in want):
             continue
-        p = sh([sys.executable, os.path.join(REPO, "tools", "mkbundle.py"), dts, out],
-               cwd=REPO)
+        p = sh([sys.executable, os.path.join(REPO, "tools", "mkbundle.py"), dts,
+                bundles[name]], cwd=REPO)
         if p.returncode != 0:
             print(f"bench.py: mkbundle failed:\n{p.stdout}{p.stderr}", file=sys.stderr)
             return 2
 
-    common = [QEMU, "-M", "virt", "-cpu", "max", "-smp", "1", "-nographic", "-bios", "default",
-              "-icount", "shift=0"]
-    runs = {}
-    if "native" in want:
-        runs["native"] = common + ["-m", "256M", "-kernel", image]
-    if "pmuvisor" in want:
-        runs["pmuvisor"] = common + ["-m", "1G", "-kernel", hv_bin, "-initrd", bundle]
-    if "partition" in want:
-        # sleep=off: the two guests sleep between phases of their timetable; the idle hart
-        # then jumps to the next timer deadline instead of idling in host real time, which
-        # would make the phases (not the figures) depend on the host's load
-        runs["partition"] = [QEMU, "-M", "virt", "-cpu", "max", "-smp", "1", "-nographic",
-                             "-bios", "default", "-icount", "shift=0,sleep=off", "-m", "1G",
-                             "-kernel", hv_bin, "-initrd", bundle_part]
+    cmds = commands(args.build, bundles)
+    runs, todo = {}, {}
+    for name in [n for n in RUNS if n in want]:
+        cmd, needs = cmds[name]
+        missing = [(needs[i], needs[i + 1]) for i in range(0, len(needs), 2)
+                   if not os.path.isfile(needs[i])]
+        if name == "kvm" and args.kvm_build_failed:
+            runs[name] = failed("FAILED: the KVM host did not build (make kvm-peer, output above)")
+        elif missing:
+            path, hint = missing[0]
+            runs[name] = failed(f"FAILED: {rel(path)} not found ({hint})")
+        else:
+            todo[name] = (cmd, os.path.join(out_dir, f"{name}.log"))
+
+    def started(name, cmd):
+        print(f"bench.py: {name}: {' '.join(cmd)}", flush=True)
+
+    def done(name, result):
+        res = parse(result.output, 2 if name.startswith("partition") else 1)
+        res["status"] = run_status(res, result.output, result)
+        res["ok"] = res["status"] == "ok"
+        res.update(command=todo[name][0], seconds=round(result.seconds, 1),
+                   timed_out=result.timed_out)
+        runs[name] = res
+        print(f"bench.py: {name}: {len(res['figures'])} figures in {result.seconds:.0f} s, "
+              f"{res['status']} (log {rel(todo[name][1])})", flush=True)
+        for s in res["skipped"]:
+            print(f"bench.py: {name}: skipped {s}")
+
+    qemu_runner.run_all(todo, args.timeout, args.jobs, on_start=started, on_done=done)
+    runs = {n: runs[n] for n in RUNS if n in runs}
 
     results = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
                "qemu": sh([QEMU, "--version"]).stdout.splitlines()[0:1],
@@ -300,54 +369,36 @@ def main():
                "method": "guest-visible instructions from the time CSR under -icount shift=0 "
                          "(1 tick = 100 instructions), edge-aligned intervals, empty loop "
                          "subtracted; see docs/performance.md",
-               "reference": {k: {"opensbi": v[0], "kvm": v[1]} for k, v in REFERENCE.items()},
-               "runs": {}}
-    ok = True
-    parsed = {}
-    # The runs are independent and deterministic (icount): run them side by side
-    started = {}
-    for name, cmd in runs.items():
-        print(f"bench.py: {name}: {' '.join(cmd)}", flush=True)
-        started[name] = start_qemu(cmd, os.path.join(out_dir, f"{name}.log"))
-    for name, cmd in runs.items():
-        out, timed_out, secs = finish_qemu(started[name], args.timeout,
-                                           os.path.join(out_dir, f"{name}.log"))
-        r = parse(out, 2 if name == "partition" else 1)
-        r["command"] = cmd
-        r["seconds"] = round(secs, 1)
-        r["timed_out"] = timed_out
-        parsed[name] = r
-        results["runs"][name] = r
-        status = "ok" if r["done"] else ("TIMEOUT" if timed_out else "no BENCH-DONE")
-        print(f"bench.py: {name}: {len(r['figures'])} figures in {secs:.0f} s, {status} "
-              f"(log {os.path.relpath(os.path.join(out_dir, name + '.log'), REPO)})")
-        for s in r["skipped"]:
-            print(f"bench.py: {name}: skipped {s}")
-        if not r["done"]:
-            ok = False
-
-    head, rows = table(parsed.get("native"), parsed.get("pmuvisor"))
-    if "native" in parsed or "pmuvisor" in parsed:
-        print()
-        print("Guest-visible cost in instructions (-icount shift=0, 1 instruction = 1 ns; "
-              "(n/s) = NOT_SUPPORTED)")
+               "runs": runs}
+    print()
+    for name, r in runs.items():
+        if not r["ok"]:
+            print(f"bench.py: {name}: {r['status']}")
+    if any(n in runs for n, _ in COLUMNS):
+        head, rows = table(runs)
+        print("\nGuest-visible cost in instructions (-icount shift=0, 1 instruction = 1 ns; "
+              "(n/s) = NOT_SUPPORTED; FAILED = that run failed, see above)")
         print_table(head, rows)
-    results["table"] = {"head": head, "rows": rows}
-    if "pmuvisor" in parsed or "partition" in parsed:
-        print()
-        print("pmuvisor vCPU switch, instructions per switch (two vCPUs time-sliced on one hart, "
-              "10 ms slices):\n  one guest, same counters: both vCPUs of one guest use the "
-              "same counters and events (every switch reconfigures);\n  two guests, "
-              "partitioned: disjoint counters-mask and events (a masked stop + start);\n"
-              "  PMU share = cost - the 0-counter cost of the same configuration")
-        shead, srows = switch_table(parsed.get("pmuvisor"), parsed.get("partition"))
+        results["table"] = {"head": head, "rows": rows}
+        evs = sorted({f["ev"] for r in runs.values() for f in r["figures"].values() if "ev" in f})
+        if evs:
+            print(f"* counts event {'/'.join(evs)} (DTLB read miss), not instructions: that "
+                  "platform puts instructions on counter 2 whatever the mask (BENCH-INFO in "
+                  "its log)")
+    if any(n in runs for n, _, _ in SWITCH_COLUMNS):
+        print("\npmuvisor vCPU switch, instructions per switch (two vCPUs time-sliced on one "
+              "hart, 10 ms slices), (+PMU share = cost - the 0-counter cost of the same setup):"
+              "\n  same counters: both vCPUs of one guest use the same counters and events "
+              "(every switch reconfigures);\n  partitioned: two guests with disjoint "
+              "counters-mask and events (a masked stop + start)")
+        shead, srows = switch_table(runs)
         print_table(shead, srows)
         results["switch_table"] = {"head": shead, "rows": srows}
     json_path = args.json or os.path.join(out_dir, "results.json")
     with open(json_path, "w") as f:
         json.dump(results, f, indent=1)
-    print(f"\nbench.py: wrote {os.path.relpath(json_path, REPO)}")
-    return 0 if ok else 1
+    print(f"\nbench.py: wrote {rel(json_path)}")
+    return 0 if all(r["ok"] for r in runs.values()) else 1
 
 
 if __name__ == "__main__":
