@@ -15,7 +15,7 @@ RV_CFLAGS := $(RV_ARCH) -O2 -g -ffreestanding -fno-common -fno-pie -fno-stack-pr
 	     -isystem $(shell $(CC_RV) -print-file-name=include-fixed) -Wall -Wextra -Werror -MMD -MP
 RV_LIBS   := -L$(PICOLIBC)/lib/rv64imac/lp64 -lc $(shell $(CC_RV) -march=rv64imac -mabi=lp64 -print-libgcc-file-name)
 
-.PHONY: all deps hv run test unit guest-images bundles bench fuzz soak clean format lint
+.PHONY: all deps hv run test unit guest-images bundles bench fuzz soak sampling clean format lint
 all: hv bundles
 
 deps:
@@ -99,6 +99,12 @@ fuzz: deps
 soak: deps
 	@$(MAKE) --no-print-directory all
 	@$(PYTHON) tools/soak.py $(SOAK_ARGS)
+
+# Boot CONFIG N times and judge every perf recording of its Linux guests (docs/linux-guest.md)
+N ?= 20
+sampling: deps
+	@$(MAKE) --no-print-directory all
+	@$(PYTHON) tools/sampling.py $(CONFIG) -n $(N) $(SAMPLING_ARGS)
 
 format:
 	clang-format -i $(shell git ls-files '*.c' '*.h')

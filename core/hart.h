@@ -23,8 +23,11 @@ struct hart {
 	unsigned long slice_end;
 	uint64_t timer_armed; /* what the hart's timer holds, to skip rewrites */
 	bool resched;
-	bool settled;	      /* reached its first idle or guest entry (boot barrier) */
-	struct vpmu_hart pmu; /* whose configuration each physical counter holds */
+	bool settled;			 /* reached its first idle or guest entry (boot barrier) */
+	uint64_t excl_turn_end;		 /* exclusive counting: when its turn with the token ends */
+	uint64_t excl_rest_until;	 /* ... and until when it leaves the others alone */
+	volatile unsigned long park_gen; /* the last token release it has seen while parked */
+	struct vpmu_hart pmu;		 /* whose configuration each physical counter holds */
 };
 
 extern struct hart harts[HART_MAX];
@@ -42,8 +45,15 @@ void sched_add(struct hart *h, struct vcpu *v);
 /* Boot hart: wait until the other harts have settled, so their start-up
  * instructions are done before any guest counts its own */
 void sched_wait_settled(unsigned int others);
+void sched_kick_and_settle(void);
+/* After the vPMU's boot probes: whether vCPUs with running counters run alone */
+void sched_excl_init(void);
+/* Whether waking hart h for new work needs an IPI now */
+bool sched_needs_ipi(const struct hart *h);
 __attribute__((noreturn)) void sched_run(struct hart *h);
 void sched_yield(void);
+/* Boot probe for vpmu: another (idle, settled) hart spins while this one sleeps */
+bool sched_busy_other_hart(unsigned long iters);
 /* Called from the timer interrupt path */
 void sched_timer_tick(struct hart *h);
 

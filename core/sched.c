@@ -4,6 +4,7 @@
  * point where one vCPU's state leaves the hart and another's arrives: the
  * PMU save/restore hangs here too.
  */
+#include "cpu.h"
 #include "csr.h"
 #include "hart.h"
 #include "hostdt.h"
@@ -62,6 +63,143 @@ static struct vcpu *steal_from(struct hart *victim)
 static volatile unsigned long idle_harts;
 
 /*
+ * Exclusive counting. Under QEMU -icount a hart's mode-filtered counters
+ * advance with every instruction any hart executes while that hart is in
+ * the counted mode (QEMU's target/riscv/pmu.c adds global icount deltas;
+ * the vPMU measures it at boot: vpmu_counts_other_harts()). A vCPU with
+ * running hardware counters would count other guests' work, so it runs
+ * only while every other hart is halted: its hart takes the token
+ * (excl_owner), sends the others an IPI and waits until each has parked
+ * (halted, waiting for an IPI only). They run again when it releases the
+ * token: when its vCPU stops counting, leaves the hart, or has had a slice
+ * while others wait (then it rests a slice itself, for fairness).
+ */
+static bool excl_enabled;
+static volatile int excl_owner = -1;	   /* hart index holding the token, or -1 */
+static volatile unsigned long excl_parked; /* harts halted */
+static volatile unsigned long excl_want;   /* ... of which these have work to do */
+/*
+ * Releases so far. A parked hart records the last one it has seen after
+ * each wake-up: the owner enters its guest only once every other hart has
+ * seen the latest one, so no IPI of an earlier release is still to wake
+ * one of them (it would execute instructions while the owner counts).
+ */
+static volatile unsigned long excl_gen;
+
+static bool excl_blocked(const struct hart *h)
+{
+	int o = __atomic_load_n(&excl_owner, __ATOMIC_ACQUIRE);
+
+	return o >= 0 && o != (int)h->index;
+}
+
+/* Halt until an IPI (or `until`) ends the wait and nobody else holds the token */
+static void sched_park(struct hart *h, uint64_t until)
+{
+	bool want = false;
+
+	/*
+	 * A vCPU waiting here for an interrupt may be what the owner's guest
+	 * waits for (an IPI answer): any live vCPU counts as work, since
+	 * kicks to parked harts are deferred to the release.
+	 */
+	for (struct vcpu *v = h->queue; v && !want; v = v->next)
+		want = v->state != VCPU_DEAD && v->state != VCPU_STOPPED;
+	if (want)
+		__atomic_or_fetch(&excl_want, BIT(h->index), __ATOMIC_SEQ_CST);
+	h->park_gen = __atomic_load_n(&excl_gen, __ATOMIC_ACQUIRE);
+	__atomic_or_fetch(&excl_parked, BIT(h->index), __ATOMIC_SEQ_CST);
+	if (until != UINT64_MAX) {
+		h->timer_armed = until;
+		timer_arm(until);
+	}
+	do {
+		timer_wait_ipi(until != UINT64_MAX);
+		__atomic_store_n(&h->park_gen, __atomic_load_n(&excl_gen, __ATOMIC_ACQUIRE),
+				 __ATOMIC_RELEASE);
+	} while (excl_blocked(h) || (until != UINT64_MAX && timer_now() < until));
+	__atomic_and_fetch(&excl_parked, ~BIT(h->index), __ATOMIC_SEQ_CST);
+	__atomic_and_fetch(&excl_want, ~BIT(h->index), __ATOMIC_SEQ_CST);
+}
+
+static void sched_excl_release(struct hart *h)
+{
+	unsigned long parked;
+	unsigned int i;
+
+	if (__atomic_load_n(&excl_owner, __ATOMIC_ACQUIRE) != (int)h->index)
+		return;
+	__atomic_add_fetch(&excl_gen, 1, __ATOMIC_ACQ_REL);
+	__atomic_store_n(&excl_owner, -1, __ATOMIC_RELEASE);
+	parked = __atomic_load_n(&excl_parked, __ATOMIC_ACQUIRE);
+	for (i = 0; i < nr_harts; i++)
+		if (parked & BIT(i))
+			hart_send_ipi(harts[i].hartid);
+}
+
+/* Take the token and wait until every other hart is halted; false if we had to wait */
+static bool sched_excl_acquire(struct hart *h, unsigned long now)
+{
+	unsigned long others = (BIT(nr_harts) - 1) & ~BIT(h->index);
+	int none = -1;
+
+	if (!__atomic_compare_exchange_n(&excl_owner, &none, (int)h->index, false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE)) {
+		sched_park(h, UINT64_MAX);
+		return false;
+	}
+	h->excl_turn_end = now + slice_ticks;
+	for (unsigned int i = 0; i < nr_harts; i++)
+		if ((others & BIT(i)) &&
+		    !(__atomic_load_n(&excl_parked, __ATOMIC_ACQUIRE) & BIT(i)))
+			hart_send_ipi(harts[i].hartid);
+	for (unsigned int i = 0; i < nr_harts; i++) {
+		unsigned long gen = __atomic_load_n(&excl_gen, __ATOMIC_ACQUIRE);
+
+		if (!(others & BIT(i)))
+			continue;
+		while (!(__atomic_load_n(&excl_parked, __ATOMIC_ACQUIRE) & BIT(i)) ||
+		       __atomic_load_n(&harts[i].park_gen, __ATOMIC_ACQUIRE) != gen)
+			;
+	}
+	return true;
+}
+
+/* Before entering v: may it run now? False: we parked, look at the queue again */
+static bool sched_excl_enter(struct hart *h, struct vcpu *v, unsigned long now)
+{
+	if (!vpmu_counting(&v->vpmu)) {
+		sched_excl_release(h);
+		return !excl_blocked(h);
+	}
+	if (__atomic_load_n(&excl_owner, __ATOMIC_ACQUIRE) == (int)h->index) {
+		if (now < h->excl_turn_end || !__atomic_load_n(&excl_want, __ATOMIC_ACQUIRE))
+			return true;
+		/* others have waited a whole slice: their turn */
+		sched_excl_release(h);
+		h->excl_rest_until = now + slice_ticks;
+	}
+	if (now < h->excl_rest_until) {
+		sched_park(h, h->excl_rest_until);
+		return false;
+	}
+	return sched_excl_acquire(h, now);
+}
+
+/* Whether a kick to hart h needs an IPI: a parked hart looks at its queue when released */
+bool sched_needs_ipi(const struct hart *h)
+{
+	return !excl_enabled ||
+	       !(__atomic_load_n(&excl_parked, __ATOMIC_ACQUIRE) & BIT(h->index)) ||
+	       !excl_blocked(h);
+}
+
+void sched_excl_init(void)
+{
+	excl_enabled = vpmu_counts_other_harts() && nr_harts > 1;
+}
+
+/*
  * Called when this hart switches vCPUs: if it still has runnable vCPUs
  * another hart could take, wake one idle hart to steal them. Idle harts do
  * not poll: under QEMU -icount any instruction they ran would be charged
@@ -72,7 +210,7 @@ static void sched_offer_work(struct hart *h)
 	unsigned long idle = __atomic_load_n(&idle_harts, __ATOMIC_SEQ_CST) & ~BIT(h->index);
 	bool spare = false;
 
-	if (!idle)
+	if (!idle || (excl_enabled && __atomic_load_n(&excl_owner, __ATOMIC_ACQUIRE) >= 0))
 		return;
 	for (struct vcpu *v = h->queue; v && !spare; v = v->next)
 		spare = v != h->cur && v->state == VCPU_RUNNABLE && !v->pinned;
@@ -80,8 +218,7 @@ static void sched_offer_work(struct hart *h)
 		return;
 	for (unsigned int i = 0; i < nr_harts; i++)
 		if (idle & BIT(i)) {
-			sbi_ecall(SBI_EXT_IPI, SBI_EXT_IPI_SEND_IPI, 1UL << harts[i].hartid, 0, 0,
-				  0, 0, 0);
+			hart_send_ipi(harts[i].hartid);
 			return;
 		}
 }
@@ -111,9 +248,7 @@ static void sched_unload(struct hart *h)
 
 	if (!v)
 		return;
-	vpmu_vcpu_put(&v->vpmu);
-	if (vpmu_take_irq(&v->vpmu)) /* it overflowed just before leaving */
-		vcpu_arch_raise_lcofi(v);
+	vpmu_vcpu_put(&v->vpmu); /* an overflow found here raises its LCOFI itself */
 	vcpu_arch_put(v);
 	h->loaded = NULL;
 }
@@ -217,6 +352,9 @@ static void sched_arm_timer(struct hart *h)
 				next = d;
 			if (vcpu_arch_wants_recheck(v) && timer_now() + RECHECK_TICKS < next)
 				next = timer_now() + RECHECK_TICKS;
+			/* a counter that may wrap without the platform saying so */
+			if (v->vpmu.deadline < next)
+				next = v->vpmu.deadline;
 			/* a guest spinning with interrupts off must not keep the hart */
 			if (v->vm->watchdog_ticks &&
 			    v->vm->last_sbi + v->vm->watchdog_ticks + 1 < next)
@@ -251,6 +389,27 @@ static void sched_settle(struct hart *h)
 	__atomic_add_fetch(&harts_settled, 1, __ATOMIC_SEQ_CST);
 }
 
+/*
+ * Boot hart, once the guests exist: wake the other (settled, sleeping)
+ * harts so they look at their queues, and wait until each has gone back
+ * to sleep or entered a guest, before any guest counts.
+ */
+void sched_kick_and_settle(void)
+{
+	struct hart *me = this_hart();
+	unsigned int others = 0;
+
+	__atomic_store_n(&harts_settled, 0, __ATOMIC_SEQ_CST);
+	for (unsigned int i = 0; i < nr_harts; i++) {
+		if (&harts[i] == me || !harts[i].settled)
+			continue;
+		harts[i].settled = false;
+		others++;
+		hart_send_ipi(harts[i].hartid);
+	}
+	sched_wait_settled(others);
+}
+
 void sched_wait_settled(unsigned int others)
 {
 	uint64_t deadline = timer_now() + host.timebase; /* 1 s */
@@ -263,6 +422,43 @@ void sched_wait_settled(unsigned int others)
 		}
 }
 
+/*
+ * Boot probe of vpmu (vpmu_host_busy_other_hart): the boot hart asks an
+ * idle hart to run a known amount of work while it sleeps itself.
+ */
+static volatile unsigned long probe_iters;
+static volatile unsigned long probe_from;
+static volatile bool probe_done;
+
+bool sched_busy_other_hart(unsigned long iters)
+{
+	struct hart *me = this_hart();
+
+	for (unsigned int i = 0; i < nr_harts; i++) {
+		if (&harts[i] == me || !harts[i].settled)
+			continue;
+		probe_done = false;
+		probe_from = me->hartid;
+		__atomic_store_n(&probe_iters, iters, __ATOMIC_SEQ_CST);
+		hart_send_ipi(harts[i].hartid);
+		while (!__atomic_load_n(&probe_done, __ATOMIC_ACQUIRE))
+			timer_idle();
+		return true;
+	}
+	return false;
+}
+
+static void sched_probe_poll(void)
+{
+	unsigned long n = __atomic_exchange_n(&probe_iters, 0, __ATOMIC_ACQ_REL);
+
+	if (!n)
+		return;
+	cpu_spin(n);
+	__atomic_store_n(&probe_done, true, __ATOMIC_RELEASE);
+	hart_send_ipi(probe_from);
+}
+
 /* Sleep until an interrupt; an overflow belongs to the vCPU still loaded */
 static void sched_idle(struct hart *h)
 {
@@ -273,14 +469,9 @@ static void sched_idle(struct hart *h)
 
 	if (sip & BIT(IRQ_S_TIMER))
 		h->timer_armed = UINT64_MAX;
-	if (sip & BIT(IRQ_PMU_OVF)) {
-		csr_clear(CSR_SIP, BIT(IRQ_PMU_OVF));
-		if (h->loaded) {
-			vpmu_overflow_check(&h->loaded->vpmu);
-			if (vpmu_take_irq(&h->loaded->vpmu))
-				vcpu_arch_raise_lcofi(h->loaded);
-		}
-	}
+	if (sip & BIT(IRQ_PMU_OVF))
+		vpmu_overflow_irq(h->loaded ? &h->loaded->vpmu : NULL);
+	sched_probe_poll();
 }
 
 void sched_timer_tick(struct hart *h)
@@ -297,6 +488,10 @@ void sched_run(struct hart *h)
 		unsigned long now = timer_now();
 		struct vcpu *v;
 
+		if (excl_enabled && excl_blocked(h)) {
+			sched_park(h, UINT64_MAX);
+			continue;
+		}
 		spin_lock(&h->lock);
 		sched_poll(h, now);
 		v = h->cur;
@@ -307,6 +502,8 @@ void sched_run(struct hart *h)
 				h->cur = NULL;
 				sched_arm_timer(h);
 				spin_unlock(&h->lock);
+				if (excl_enabled)
+					sched_excl_release(h);
 				if (sched_steal(h))
 					continue;
 				__atomic_or_fetch(&idle_harts, BIT(h->index), __ATOMIC_SEQ_CST);
@@ -327,6 +524,8 @@ void sched_run(struct hart *h)
 		}
 		sched_arm_timer(h);
 		spin_unlock(&h->lock);
+		if (excl_enabled && !sched_excl_enter(h, v, now))
+			continue;
 		sched_settle(h);
 		vcpu_fold_pending(v);
 		vcpu_arch_run(v);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* Cross-hart signalling to vCPUs: interrupts, firmware events, kicks. */
 #include "hart.h"
-#include "sbi_call.h"
+#include "cpu.h"
 #include "vcpu.h"
 #include "vm.h"
 
@@ -23,9 +23,10 @@ void vcpu_kick(struct vcpu *v)
 {
 	struct hart *h = this_hart();
 
-	if (v->hart != h)
-		sbi_ecall(SBI_EXT_IPI, SBI_EXT_IPI_SEND_IPI, 1UL << v->hart->hartid, 0, 0, 0, 0, 0);
-	else if (v != h->cur)
+	if (v->hart != h) {
+		if (sched_needs_ipi(v->hart))
+			hart_send_ipi(v->hart->hartid);
+	} else if (v != h->cur)
 		h->resched = true; /* let a sleeping vCPU on this hart get its turn */
 }
 

@@ -3,7 +3,7 @@
  * The real physical PMU backend: the host SBI PMU (OpenSBI) for
  * configuration, start and stop, and the counter CSRs for reads.
  *
- * OpenSBI 1.5 quirks absorbed here (see /work/shared/platform.md):
+ * OpenSBI 1.5 quirks absorbed here:
  * - the fixed counters 0 and 2 run from boot, so after config_matching they
  *   are "already started": config stops them, start retries after a stop;
  * - config_matching is never given AUTO_START, CLEAR_VALUE or SKIP_MATCH:
@@ -11,6 +11,7 @@
  *   fixed counters' filter programming (mcyclecfg/minstretcfg).
  */
 #include "sbi_call.h"
+#include "cpu.h"
 #include "csr.h"
 #include "vpmu_phys.h"
 
@@ -175,6 +176,42 @@ bool vpmu_phys_irq_pending(void)
 void vpmu_phys_irq_clear(void)
 {
 	csr_clear(CSR_SIP, SIP_LCOFIP);
+}
+
+/* One event counted in HS-mode on counter idx over ~200 timer ticks: counts per tick */
+static unsigned long rate_of(unsigned int idx, unsigned long event_idx)
+{
+	struct sbi_ret r =
+		pmu_call(SBI_EXT_PMU_COUNTER_CFG_MATCH, idx, 1, PROBE_FLAGS, event_idx, 0);
+	unsigned long t0, t1, rate = 0;
+	uint64_t c0, c1;
+
+	if (r.error)
+		return 0;
+	if (r.value == idx && !vpmu_phys_start(idx, 0)) {
+		t0 = csr_read(CSR_TIME);
+		c0 = vpmu_phys_read(idx);
+		do
+			t1 = csr_read(CSR_TIME);
+		while (t1 - t0 < 200);
+		c1 = vpmu_phys_read(idx);
+		rate = (unsigned long)((c1 - c0 + (t1 - t0) / 2) / (t1 - t0));
+	}
+	if (r.value > 2)
+		vpmu_phys_stop((unsigned int)r.value, 1);
+	return rate;
+}
+
+unsigned long vpmu_phys_counts_per_tick(void)
+{
+	unsigned long cyc = rate_of(3, 1), ins = rate_of(3, 2);
+
+	return cyc > ins ? cyc : ins;
+}
+
+void vpmu_phys_spin(unsigned long iters)
+{
+	cpu_spin(iters);
 }
 
 int vpmu_phys_event_counts(unsigned int idx, unsigned long event_idx)

@@ -31,6 +31,16 @@ void timer_ack(void)
 	timer_write(UINT64_MAX);
 }
 
+void timer_wait_ipi(bool timer)
+{
+	unsigned long sie = csr_read(CSR_SIE);
+
+	csr_write(CSR_SIE, SIP_SSIP | (timer ? SIP_STIP : 0));
+	asm volatile("wfi");
+	csr_write(CSR_SIE, sie);
+	csr_clear(CSR_SIP, SIP_SSIP);
+}
+
 unsigned long timer_idle(void)
 {
 	unsigned long sip;

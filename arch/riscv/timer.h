@@ -20,5 +20,11 @@ void timer_arm(uint64_t when);
 void timer_ack(void);
 /* Wait with interrupts masked until something is pending; returns sip */
 unsigned long timer_idle(void);
+/*
+ * Wait for an IPI only (and this hart's timer if `timer`): other pending
+ * interrupts (a guest's, a counter overflow) do not end the wait and stay
+ * pending. Takes the IPI.
+ */
+void timer_wait_ipi(bool timer);
 
 #endif
