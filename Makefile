@@ -58,7 +58,7 @@ $(BUILD)/pmuvisor.bin: $(BUILD)/pmuvisor.elf
 hv: $(BUILD)/pmuvisor.bin
 
 # ---- configurations and bundles (dts/*.dts, dts/tests/*.dts) ----
-CONFIGS := $(wildcard dts/*.dts dts/tests/*.dts)
+CONFIGS := $(wildcard dts/*.dts dts/tests/*.dts dts/sampling/*.dts)
 BUNDLES := $(patsubst dts/%.dts,$(BUILD)/bundles/%.bundle,$(CONFIGS))
 # Images are built first (order only); mkbundle writes a .d file naming the
 # blobs each bundle holds, so a bundle is rebuilt only when one of them changes.

@@ -69,20 +69,23 @@ static volatile unsigned long idle_harts;
  * the vPMU measures it at boot: vpmu_counts_other_harts()). A vCPU with
  * running hardware counters would count other guests' work, so it runs
  * only while every other hart is halted: its hart takes the token
- * (excl_owner), sends the others an IPI and waits until each has parked
- * (halted, waiting for an IPI only). They run again when it releases the
- * token: when its vCPU stops counting, leaves the hart, or has had a slice
- * while others wait (then it rests a slice itself, for fairness).
+ * (excl_owner), makes the others park (halt, waiting for an IPI only) and
+ * enters its guest once each has acknowledged. They run again when it
+ * releases the token: when its vCPU stops counting, leaves the hart, or has
+ * had a slice while others wait (then it rests a slice itself, for
+ * fairness). While it holds the token no other hart may execute a single
+ * instruction, so nothing wakes a parked hart but the release: no timer,
+ * and no IPI (kicks to parked harts are deferred to the release).
  */
 static bool excl_enabled;
 static volatile int excl_owner = -1;	   /* hart index holding the token, or -1 */
 static volatile unsigned long excl_parked; /* harts halted */
 static volatile unsigned long excl_want;   /* ... of which these have work to do */
 /*
- * Releases so far. A parked hart records the last one it has seen after
- * each wake-up: the owner enters its guest only once every other hart has
- * seen the latest one, so no IPI of an earlier release is still to wake
- * one of them (it would execute instructions while the owner counts).
+ * Acquisitions so far. A parked hart acknowledges the latest one by the
+ * store right before its wfi, and only when no IPI is pending: once every
+ * other hart has acknowledged, none of them executes anything until the
+ * release.
  */
 static volatile unsigned long excl_gen;
 
@@ -93,8 +96,8 @@ static bool excl_blocked(const struct hart *h)
 	return o >= 0 && o != (int)h->index;
 }
 
-/* Halt until an IPI (or `until`) ends the wait and nobody else holds the token */
-static void sched_park(struct hart *h, uint64_t until)
+/* Halt, waiting for IPIs only, as long as another hart holds the token */
+static void sched_park(struct hart *h)
 {
 	bool want = false;
 
@@ -107,17 +110,11 @@ static void sched_park(struct hart *h, uint64_t until)
 		want = v->state != VCPU_DEAD && v->state != VCPU_STOPPED;
 	if (want)
 		__atomic_or_fetch(&excl_want, BIT(h->index), __ATOMIC_SEQ_CST);
-	h->park_gen = __atomic_load_n(&excl_gen, __ATOMIC_ACQUIRE);
+	h->park_gen = ~0UL;
 	__atomic_or_fetch(&excl_parked, BIT(h->index), __ATOMIC_SEQ_CST);
-	if (until != UINT64_MAX) {
-		h->timer_armed = until;
-		timer_arm(until);
-	}
-	do {
-		timer_wait_ipi(until != UINT64_MAX);
-		__atomic_store_n(&h->park_gen, __atomic_load_n(&excl_gen, __ATOMIC_ACQUIRE),
-				 __ATOMIC_RELEASE);
-	} while (excl_blocked(h) || (until != UINT64_MAX && timer_now() < until));
+	while (excl_blocked(h))
+		timer_wait_ipi(false, &h->park_gen, __atomic_load_n(&excl_gen, __ATOMIC_ACQUIRE));
+	h->park_gen = ~0UL;
 	__atomic_and_fetch(&excl_parked, ~BIT(h->index), __ATOMIC_SEQ_CST);
 	__atomic_and_fetch(&excl_want, ~BIT(h->index), __ATOMIC_SEQ_CST);
 }
@@ -129,7 +126,6 @@ static void sched_excl_release(struct hart *h)
 
 	if (__atomic_load_n(&excl_owner, __ATOMIC_ACQUIRE) != (int)h->index)
 		return;
-	__atomic_add_fetch(&excl_gen, 1, __ATOMIC_ACQ_REL);
 	__atomic_store_n(&excl_owner, -1, __ATOMIC_RELEASE);
 	parked = __atomic_load_n(&excl_parked, __ATOMIC_ACQUIRE);
 	for (i = 0; i < nr_harts; i++)
@@ -137,35 +133,36 @@ static void sched_excl_release(struct hart *h)
 			hart_send_ipi(harts[i].hartid);
 }
 
-/* Take the token and wait until every other hart is halted; false if we had to wait */
+/*
+ * Take the token and wait until every other hart has parked; false if it
+ * was taken (we parked until its release: look at the queue again).
+ * Harts already parked are not sent an IPI: one arriving after their
+ * acknowledgement would wake them while we count.
+ */
 static bool sched_excl_acquire(struct hart *h, unsigned long now)
 {
-	unsigned long others = (BIT(nr_harts) - 1) & ~BIT(h->index);
+	unsigned long others = (BIT(nr_harts) - 1) & ~BIT(h->index), gen;
 	int none = -1;
 
-	if (!__atomic_compare_exchange_n(&excl_owner, &none, (int)h->index, false, __ATOMIC_ACQ_REL,
-					 __ATOMIC_ACQUIRE)) {
-		sched_park(h, UINT64_MAX);
+	if (!__atomic_compare_exchange_n(&excl_owner, &none, (int)h->index, false,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		sched_park(h);
 		return false;
 	}
 	h->excl_turn_end = now + slice_ticks;
+	gen = __atomic_add_fetch(&excl_gen, 1, __ATOMIC_ACQ_REL);
 	for (unsigned int i = 0; i < nr_harts; i++)
-		if ((others & BIT(i)) &&
-		    !(__atomic_load_n(&excl_parked, __ATOMIC_ACQUIRE) & BIT(i)))
+		if ((others & BIT(i)) && !(__atomic_load_n(&excl_parked, __ATOMIC_ACQUIRE) & BIT(i)))
 			hart_send_ipi(harts[i].hartid);
-	for (unsigned int i = 0; i < nr_harts; i++) {
-		unsigned long gen = __atomic_load_n(&excl_gen, __ATOMIC_ACQUIRE);
-
-		if (!(others & BIT(i)))
-			continue;
-		while (!(__atomic_load_n(&excl_parked, __ATOMIC_ACQUIRE) & BIT(i)) ||
-		       __atomic_load_n(&harts[i].park_gen, __ATOMIC_ACQUIRE) != gen)
+	for (unsigned int i = 0; i < nr_harts; i++)
+		while ((others & BIT(i)) &&
+		       (!(__atomic_load_n(&excl_parked, __ATOMIC_ACQUIRE) & BIT(i)) ||
+			__atomic_load_n(&harts[i].park_gen, __ATOMIC_ACQUIRE) != gen))
 			;
-	}
 	return true;
 }
 
-/* Before entering v: may it run now? False: we parked, look at the queue again */
+/* Before entering v: may it run now? False: we waited, look at the queue again */
 static bool sched_excl_enter(struct hart *h, struct vcpu *v, unsigned long now)
 {
 	if (!vpmu_counting(&v->vpmu)) {
@@ -180,7 +177,13 @@ static bool sched_excl_enter(struct hart *h, struct vcpu *v, unsigned long now)
 		h->excl_rest_until = now + slice_ticks;
 	}
 	if (now < h->excl_rest_until) {
-		sched_park(h, h->excl_rest_until);
+		/*
+		 * Rest like an idle hart, not parked: whoever takes the token
+		 * meanwhile sends an IPI and we park then.
+		 */
+		h->timer_armed = h->excl_rest_until;
+		timer_arm(h->excl_rest_until);
+		timer_wait_ipi(true, NULL, 0);
 		return false;
 	}
 	return sched_excl_acquire(h, now);
@@ -489,7 +492,7 @@ void sched_run(struct hart *h)
 		struct vcpu *v;
 
 		if (excl_enabled && excl_blocked(h)) {
-			sched_park(h, UINT64_MAX);
+			sched_park(h);
 			continue;
 		}
 		spin_lock(&h->lock);
