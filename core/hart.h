@@ -30,6 +30,28 @@ struct hart {
 	struct vpmu_hart pmu;		 /* whose configuration each physical counter holds */
 };
 
+/*
+ * What each hart is doing, in a fixed layout of 64 bytes per hart, for a
+ * debugger or the test runner: tools/qemu.py reads hart_status through
+ * QEMU's monitor when a run hangs and prints it with the harts' pcs.
+ */
+enum hart_doing {
+	HART_IDLE = 0,	     /* nothing to run, waiting for an interrupt */
+	HART_GUEST = 1,	     /* running `guest`'s vCPU `vcpu` */
+	HART_HYPERVISOR = 2, /* handling that vCPU's exit */
+	HART_PARKED = 3,     /* halted while another hart's vCPU counts */
+};
+struct hart_status {
+	char guest[16];	     /* the vCPU's guest name (truncated), "" before the first */
+	uint64_t vcpu;	     /* its id */
+	uint64_t doing;	     /* enum hart_doing */
+	uint64_t entries;    /* guest entries so far */
+	uint64_t last_cause; /* scause of its last exit to the hypervisor */
+	uint64_t last_pc;    /* sepc of that exit */
+	uint64_t since;	     /* timer ticks when it last went idle or parked */
+};
+extern struct hart_status hart_status[HART_MAX];
+
 extern struct hart harts[HART_MAX];
 extern unsigned int nr_harts;
 

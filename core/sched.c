@@ -14,6 +14,13 @@
 #include "vm.h"
 
 struct hart harts[HART_MAX];
+struct hart_status hart_status[HART_MAX];
+
+static void status_doing(struct hart *h, enum hart_doing d)
+{
+	hart_status[h->index].doing = d;
+	hart_status[h->index].since = timer_now();
+}
 unsigned int nr_harts;
 
 static unsigned long slice_ticks;
@@ -111,6 +118,7 @@ static void sched_park(struct hart *h)
 	if (want)
 		__atomic_or_fetch(&excl_want, BIT(h->index), __ATOMIC_SEQ_CST);
 	h->park_gen = ~0UL;
+	status_doing(h, HART_PARKED);
 	__atomic_or_fetch(&excl_parked, BIT(h->index), __ATOMIC_SEQ_CST);
 	while (excl_blocked(h))
 		timer_wait_ipi(false, &h->park_gen, __atomic_load_n(&excl_gen, __ATOMIC_ACQUIRE));
@@ -144,15 +152,16 @@ static bool sched_excl_acquire(struct hart *h, unsigned long now)
 	unsigned long others = (BIT(nr_harts) - 1) & ~BIT(h->index), gen;
 	int none = -1;
 
-	if (!__atomic_compare_exchange_n(&excl_owner, &none, (int)h->index, false,
-					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+	if (!__atomic_compare_exchange_n(&excl_owner, &none, (int)h->index, false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE)) {
 		sched_park(h);
 		return false;
 	}
 	h->excl_turn_end = now + slice_ticks;
 	gen = __atomic_add_fetch(&excl_gen, 1, __ATOMIC_ACQ_REL);
 	for (unsigned int i = 0; i < nr_harts; i++)
-		if ((others & BIT(i)) && !(__atomic_load_n(&excl_parked, __ATOMIC_ACQUIRE) & BIT(i)))
+		if ((others & BIT(i)) &&
+		    !(__atomic_load_n(&excl_parked, __ATOMIC_ACQUIRE) & BIT(i)))
 			hart_send_ipi(harts[i].hartid);
 	for (unsigned int i = 0; i < nr_harts; i++)
 		while ((others & BIT(i)) &&
@@ -259,11 +268,19 @@ static void sched_unload(struct hart *h)
 /* The switch point: the outgoing vCPU's state is saved, the next one's loaded */
 static void sched_switch(struct hart *h, struct vcpu *next)
 {
+	if (h->cur != next) {
+		struct hart_status *st = &hart_status[h->index];
+
+		__builtin_memcpy(st->guest, next->vm->name, sizeof(st->guest) - 1);
+		st->guest[sizeof(st->guest) - 1] = '\0';
+		st->vcpu = next->id;
+	}
 	if (h->loaded != next) {
 		sched_unload(h);
 		vcpu_arch_load(next);
-		vpmu_vcpu_load(&next->vpmu);
+		/* loaded before its PMU: an overflow found there raises its LCOFI in the CSRs */
 		h->loaded = next;
+		vpmu_vcpu_load(&next->vpmu);
 	}
 	h->cur = next;
 }
@@ -516,6 +533,7 @@ void sched_run(struct hart *h)
 							   __ATOMIC_SEQ_CST);
 					continue;
 				}
+				status_doing(h, HART_IDLE);
 				sched_idle(h);
 				__atomic_and_fetch(&idle_harts, ~BIT(h->index), __ATOMIC_SEQ_CST);
 				continue;
@@ -531,7 +549,12 @@ void sched_run(struct hart *h)
 			continue;
 		sched_settle(h);
 		vcpu_fold_pending(v);
+		hart_status[h->index].doing = HART_GUEST;
+		hart_status[h->index].entries++;
 		vcpu_arch_run(v);
+		hart_status[h->index].doing = HART_HYPERVISOR;
+		hart_status[h->index].last_cause = vcpu_ctx(v)->scause;
+		hart_status[h->index].last_pc = vcpu_ctx(v)->sepc;
 		vcpu_arch_handle_exit(v);
 	}
 }

@@ -18,6 +18,10 @@ import time
 
 QEMU = os.environ.get("QEMU", "qemu-system-riscv64")
 ADDR2LINE = os.environ.get("ADDR2LINE", "riscv64-unknown-elf-addr2line")
+NM = os.environ.get("NM_RV", "riscv64-unknown-elf-nm")
+# core/hart.h struct hart_status: 64 bytes per hart
+STATUS_WORDS = 8
+DOING = {0: "idle", 1: "in guest", 2: "handling an exit", 3: "parked"}
 
 
 def machine_cmd(kernel, initrd, extra, append=None):
@@ -81,8 +85,41 @@ def _symbol(elf, pc):
     return parts[0] if parts and parts[0] != "??" else ""
 
 
+def _status_addr(elf):
+    try:
+        out = subprocess.run([NM, elf], capture_output=True, text=True, timeout=10).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) == 3 and f[2] == "hart_status":
+            return int(f[0], 16)
+    return None
+
+
+def status_report(monitor_path, elf, nharts):
+    """The hypervisor's own view of each hart (core/hart.h hart_status), read with `xp`."""
+    addr = _status_addr(elf) if elf and os.path.isfile(elf) else None
+    if addr is None:
+        return []
+    out = []
+    for h in range(nharts):
+        text = _monitor(monitor_path, f"xp /{STATUS_WORDS}gx {addr + 64 * h:#x}")
+        words = [int(w, 16) for w in re.findall(r"0x([0-9a-f]{16})", text)]
+        if len(words) < STATUS_WORDS:
+            break
+        name = b"".join(w.to_bytes(8, "little") for w in words[:2]).split(b"\0")[0]
+        vcpu, doing, entries, cause, pc, since = words[2:8]
+        who = f"guest {name.decode('utf-8', 'replace')} vcpu {vcpu}" if name else "no vCPU yet"
+        out.append(f"hart {h} (hypervisor's view): {DOING.get(doing, doing)}, {who}, "
+                   f"{entries} guest entries, last exit scause={cause:#x} sepc={pc:#x}, "
+                   f"idle/parked since tick {since}")
+    return out
+
+
 def hart_report(monitor_path, elf):
-    """Lines describing every hart (mode, pc and the function it is in), from the monitor."""
+    """Lines describing every hart (mode, pc and the function it is in), from the monitor, then
+    the hypervisor's own status board."""
     text = _monitor(monitor_path, "info registers -a")
     if not text:
         return ["(QEMU's monitor did not answer: no hart state)"]
@@ -100,7 +137,8 @@ def hart_report(monitor_path, elf):
         out.append(f"hart {m.group(1)}: {where} pc={pc:#x}" + (f" in {sym}" if sym else "") +
                    f" scause={regs.get('scause', '?')} sepc={regs.get('sepc', '?')}"
                    f" vscause={regs.get('vscause', '?')} vsepc={regs.get('vsepc', '?')}")
-    return out or ["(no CPU in the monitor's answer)"]
+    return (out or ["(no CPU in the monitor's answer)"]) + status_report(monitor_path, elf,
+                                                                         len(out))
 
 
 class Result:

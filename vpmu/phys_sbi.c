@@ -3,6 +3,22 @@
  * The real physical PMU backend: the host SBI PMU (OpenSBI) for
  * configuration, start and stop, and the counter CSRs for reads.
  *
+ * QEMU 10 quirk absorbed here (target/riscv/pmu.c): riscv_pmu_setup_timer
+ * keeps a per-counter irq_overflow_left whenever a counter is written (or
+ * started) so far from its top that the deadline passes INT64_MAX ns, as
+ * for every counter Linux starts for counting (2^63 + 1), and never clears
+ * it when the counter is written again: the next timer expiry for that
+ * counter, its first overflow as a sampler, is swallowed and re-armed
+ * about a second of virtual time later. pmu_timer_trigger_irq consumes the
+ * stale value at any expiry while the counter is enabled, counting or not.
+ * So before a counter that was started far from its top starts near it,
+ * the backend starts it one count below the top for a few instructions in
+ * HS-mode (where it counts nothing: the timer expires, consumes the stale
+ * value, and re-arms it itself every nanosecond until the stop), then
+ * starts it properly. vpmu_hart.phys_far remembers the far starts per hart.
+ * (vpmu's deadline would still deliver that overflow, up to a timer tick
+ * late: the last sample of a loop would be lost.)
+ *
  * OpenSBI 1.5 quirks absorbed here:
  * - the fixed counters 0 and 2 run from boot, so after config_matching they
  *   are "already started": config stops them, start retries after a stop;
@@ -13,7 +29,11 @@
 #include "sbi_call.h"
 #include "cpu.h"
 #include "csr.h"
+#include "vpmu.h"
+#include "vpmu_host.h"
 #include "vpmu_phys.h"
+
+#define FIRST_PROG_CTR 3
 
 #define HOST_CFG_FILTERS 0xf8UL /* VUINH..MINH */
 #define HCOUNTEREN_TM	 (1UL << 1)
@@ -60,10 +80,49 @@ struct sbi_ret vpmu_phys_config(unsigned int idx, unsigned long host_flags, unsi
 	return r;
 }
 
+/* Far from the top: QEMU arms its overflow timer beyond INT64_MAX ns (2^63 + 1 included) */
+#define FAR_FROM_TOP(v) ((v) == 0 || -(v) > (1ULL << 62))
+
+static struct vpmu_hart *far_table(void)
+{
+	struct vpmu_hart *h = vpmu_host_hart();
+
+	if (!h->phys_init) { /* the firmware and the boot probes started every counter far */
+		h->phys_far = ~0U;
+		h->phys_init = true;
+	}
+	return h;
+}
+
+/* Counter idx is stopped and about to start near its top: consume a stale irq_overflow_left */
+static void consume_stale_deadline(unsigned int idx)
+{
+	pmu_call(SBI_EXT_PMU_COUNTER_START, idx, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, ~0ULL, 0);
+	cpu_spin(16);
+	pmu_call(SBI_EXT_PMU_COUNTER_STOP, idx, 1, 0, 0, 0);
+}
+
+static void note_start(unsigned int idx, uint64_t value)
+{
+	struct vpmu_hart *h = far_table();
+
+	if (idx < FIRST_PROG_CTR || idx >= 32)
+		return;
+	if (FAR_FROM_TOP(value)) {
+		h->phys_far |= 1U << idx;
+	} else if ((h->phys_far >> idx) & 1) {
+		consume_stale_deadline(idx);
+		h->phys_far &= ~(1U << idx);
+	}
+}
+
 long vpmu_phys_start(unsigned int idx, uint64_t value)
 {
-	struct sbi_ret r = pmu_call(SBI_EXT_PMU_COUNTER_START, idx, 1,
-				    SBI_PMU_START_FLAG_SET_INIT_VALUE, value, 0);
+	struct sbi_ret r;
+
+	note_start(idx, value);
+	r = pmu_call(SBI_EXT_PMU_COUNTER_START, idx, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, value,
+		     0);
 
 	if (r.error == SBI_ERR_ALREADY_STARTED) {
 		pmu_call(SBI_EXT_PMU_COUNTER_STOP, idx, 1, 0, 0, 0);
@@ -86,6 +145,9 @@ long vpmu_phys_stop_mask(uint32_t mask)
 
 long vpmu_phys_start_mask(uint32_t mask)
 {
+	for (unsigned int i = FIRST_PROG_CTR; i < 32; i++)
+		if ((mask >> i) & 1)
+			note_start(i, vpmu_phys_read(i)); /* they continue from their values */
 	return pmu_call(SBI_EXT_PMU_COUNTER_START, 0, mask, 0, 0, 0).error;
 }
 

@@ -53,6 +53,8 @@ struct vpmu_hart {
 	struct vpmu *owner[VPMU_MAX_HW];
 	uint32_t event_idx[VPMU_MAX_HW]; /* what each owned counter is configured for */
 	uint64_t event_data[VPMU_MAX_HW];
+	uint32_t phys_far; /* the physical backend's own: see phys_sbi.c */
+	bool phys_init;	   /* ... and whether it has set it up on this hart */
 };
 
 /* Per-counter state machine; vpmu.c changes it in one transition function */
