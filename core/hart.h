@@ -70,6 +70,8 @@ void sched_wait_settled(unsigned int others);
 void sched_kick_and_settle(void);
 /* After the vPMU's boot probes: whether vCPUs with running counters run alone */
 void sched_excl_init(void);
+/* A vCPU's hardware counters are about to start on this hart (vpmu_host.h) */
+void sched_excl_counting_starts(struct vcpu *v);
 /* Whether waking hart h for new work needs an IPI now */
 bool sched_needs_ipi(const struct hart *h);
 __attribute__((noreturn)) void sched_run(struct hart *h);

@@ -127,6 +127,8 @@ static void sched_park(struct hart *h)
 	__atomic_and_fetch(&excl_want, ~BIT(h->index), __ATOMIC_SEQ_CST);
 }
 
+static void sched_unload(struct hart *h);
+
 static void sched_excl_release(struct hart *h)
 {
 	unsigned long parked;
@@ -134,6 +136,17 @@ static void sched_excl_release(struct hart *h)
 
 	if (__atomic_load_n(&excl_owner, __ATOMIC_ACQUIRE) != (int)h->index)
 		return;
+	/*
+	 * Counters never run without the token: QEMU re-arms the overflow timer
+	 * of an enabled counter that does not advance as often as every
+	 * nanosecond, which starves the other harts of their -icount slices.
+	 */
+	spin_lock(&h->lock);
+	if (h->loaded && vpmu_counting(&h->loaded->vpmu)) {
+		sched_unload(h);
+		h->resched = true; /* h->cur must be loaded again before it runs */
+	}
+	spin_unlock(&h->lock);
 	__atomic_store_n(&excl_owner, -1, __ATOMIC_RELEASE);
 	parked = __atomic_load_n(&excl_parked, __ATOMIC_ACQUIRE);
 	for (i = 0; i < nr_harts; i++)
@@ -196,6 +209,19 @@ static bool sched_excl_enter(struct hart *h, struct vcpu *v, unsigned long now)
 		return false;
 	}
 	return sched_excl_acquire(h, now);
+}
+
+/*
+ * v's hardware counters are about to start (SBI START on its own hart):
+ * take the token first, so that they never run while another hart does.
+ */
+void sched_excl_counting_starts(struct vcpu *v)
+{
+	struct hart *h = this_hart();
+
+	(void)v;
+	while (excl_enabled && __atomic_load_n(&excl_owner, __ATOMIC_ACQUIRE) != (int)h->index)
+		sched_excl_acquire(h, timer_now());
 }
 
 /* Whether a kick to hart h needs an IPI: a parked hart looks at its queue when released */
@@ -536,6 +562,14 @@ void sched_run(struct hart *h)
 				status_doing(h, HART_IDLE);
 				sched_idle(h);
 				__atomic_and_fetch(&idle_harts, ~BIT(h->index), __ATOMIC_SEQ_CST);
+				continue;
+			}
+			if (excl_enabled && h->loaded != v && vpmu_counting(&v->vpmu) &&
+			    __atomic_load_n(&excl_owner, __ATOMIC_ACQUIRE) != (int)h->index) {
+				/* its counters start at load: with the token only */
+				h->resched = true;
+				spin_unlock(&h->lock);
+				sched_excl_acquire(h, now);
 				continue;
 			}
 			if (v != h->cur)

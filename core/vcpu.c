@@ -40,7 +40,12 @@ void vcpu_fw_event(struct vcpu *v, unsigned int fw_event)
 {
 	if (fw_event >= SBI_PMU_FW_MAX)
 		return;
-	if (v->hart == this_hart()) {
+	/*
+	 * Only the hart running v touches its vPMU. Any other hart (also the one
+	 * whose queue holds v: another hart may be stealing it right now) posts
+	 * the event atomically, and v's hart folds it in before v runs.
+	 */
+	if (this_hart()->cur == v) {
 		vpmu_fw_event(&v->vpmu, fw_event);
 		return;
 	}

@@ -12,10 +12,14 @@
  * about a second of virtual time later. pmu_timer_trigger_irq consumes the
  * stale value at any expiry while the counter is enabled, counting or not.
  * So before a counter that was started far from its top starts near it,
- * the backend starts it one count below the top for a few instructions in
- * HS-mode (where it counts nothing: the timer expires, consumes the stale
- * value, and re-arms it itself every nanosecond until the stop), then
- * starts it properly. vpmu_hart.phys_far remembers the far starts per hart.
+ * the backend starts it 256 counts below the top and spins 1024 HS-mode
+ * instructions (where it counts nothing: the timer expires within the spin,
+ * consumes the stale value, and re-arms itself every 256 ns until the
+ * stop), then starts it properly. Not closer to the top: a timer re-armed
+ * every nanosecond gives each hart's round-robin slice under -icount
+ * 1/2 instruction, rounded down to 0 for the second hart, which would
+ * never run again (seen: the hart that had to stop the counter hung).
+ * vpmu_hart.phys_far remembers the far starts per hart.
  * (vpmu's deadline would still deliver that overflow, up to a timer tick
  * late: the last sample of a loop would be lost.)
  *
@@ -95,10 +99,12 @@ static struct vpmu_hart *far_table(void)
 }
 
 /* Counter idx is stopped and about to start near its top: consume a stale irq_overflow_left */
+#define CONSUME_COUNTS 256
 static void consume_stale_deadline(unsigned int idx)
 {
-	pmu_call(SBI_EXT_PMU_COUNTER_START, idx, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, ~0ULL, 0);
-	cpu_spin(16);
+	pmu_call(SBI_EXT_PMU_COUNTER_START, idx, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE,
+		 -(uint64_t)CONSUME_COUNTS, 0);
+	cpu_spin(2UL * CONSUME_COUNTS); /* 4 x its distance to the top, in instructions */
 	pmu_call(SBI_EXT_PMU_COUNTER_STOP, idx, 1, 0, 0, 0);
 }
 

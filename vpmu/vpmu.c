@@ -29,7 +29,7 @@
 
 #define FW_CTR_INFO    (SBI_PMU_CTR_INFO_FW | (63UL << 12)) /* 64 bits, CSR 0 */
 #define RAW_DATA_BITS  48
-#define RAW2_DATA_BITS 58
+#define RAW2_DATA_BITS 56 /* SBI v3.0: raw event v2 data is event_data[55:0] */
 #define FILTER_FLAGS                                                                               \
 	(SBI_PMU_CFG_FLAG_SET_VUINH | SBI_PMU_CFG_FLAG_SET_VSINH | SBI_PMU_CFG_FLAG_SET_UINH |     \
 	 SBI_PMU_CFG_FLAG_SET_SINH | SBI_PMU_CFG_FLAG_SET_MINH)
@@ -68,6 +68,19 @@ static struct {
 } layout;
 
 /* ---------------------------------------------------------------- helpers */
+
+/*
+ * A guest-chosen index that passed a bounds check, clamped again without a
+ * branch (idx if idx < size, else 0), so that a mispredicted check cannot
+ * steer a speculative access past the array (as Linux's array_index_nospec).
+ */
+static unsigned long nospec(unsigned long idx, unsigned long size)
+{
+	unsigned long mask = ~(idx | (size - 1 - idx));
+
+	mask = 0UL - (mask >> (sizeof(long) * 8 - 1)); /* all ones iff bit 63 was set */
+	return idx & mask;
+}
 
 static const struct vpmu_policy no_policy;
 
@@ -146,7 +159,7 @@ static uint64_t width_mask(unsigned long idx)
 
 	if (!is_hw(idx))
 		return ~0ULL;
-	bits = SBI_PMU_CTR_INFO_WIDTH(layout.hw_info[idx]) + 1;
+	bits = SBI_PMU_CTR_INFO_WIDTH(layout.hw_info[nospec(idx, VPMU_MAX_HW)]) + 1;
 	return bits >= 64 ? ~0ULL : (1ULL << bits) - 1;
 }
 
@@ -234,12 +247,16 @@ static int classify(unsigned long event_idx, uint64_t data, int *key)
 			return EVK_BAD;
 		return (data >> RAW2_DATA_BITS) ? EVK_UNSUPPORTED : EVK_HW;
 	case SBI_PMU_EVENT_TYPE_FW:
-		/* pmuvisor has no SBI_PMU_FW_PLATFORM nor implementation events */
-		if (code >= SBI_PMU_FW_MAX || data)
+		/*
+		 * Only the events the hypervisor counts (misaligned and access
+		 * faults go to the guest without it; the guest has no HFENCE);
+		 * no SBI_PMU_FW_PLATFORM nor implementation events.
+		 */
+		if (code >= SBI_PMU_FW_MAX || data || !((vpmu_host_fw_events() >> code) & 1))
 			return EVK_UNSUPPORTED;
 		return EVK_FW;
 	default:
-		return EVK_BAD;
+		return EVK_UNSUPPORTED; /* a type the spec reserves: nothing counts it */
 	}
 }
 
@@ -445,10 +462,10 @@ static bool phys_try_config(struct vpmu *v, unsigned int p, unsigned long guest_
 	struct vpmu_hart *h = v->resident;
 	struct sbi_ret r;
 
-	if (!host_can(key, p))
-		return false;
 	if (h->owner[p])
 		phys_release(h, p);
+	if (!host_can(key, p))
+		return false;
 	/*
 	 * QEMU counts an event on one programmable counter per hart only: any
 	 * other configuration with the same event (a stopped one of another
@@ -537,7 +554,7 @@ struct op_args {
  */
 static long ctr_transition(struct vpmu *v, unsigned int i, enum vpmu_op op, const struct op_args *a)
 {
-	struct vpmu_ctr *c = &v->ctr[i];
+	struct vpmu_ctr *c = &v->ctr[nospec(i, VPMU_MAX_COUNTERS)];
 	bool hw = is_hw(i);
 
 	switch (op) {
@@ -571,9 +588,12 @@ static long ctr_transition(struct vpmu *v, unsigned int i, enum vpmu_op op, cons
 			return SBI_ERR_ALREADY_STARTED;
 		if (a && a->set_value)
 			c->value = a->value & width_mask(i);
-		if (hw && c->phys >= 0) {
+		if (hw && c->phys >= 0 && v->loaded) {
+			vpmu_host_counting_starts(v);
 			phys_prepare_start(v);
 			c->synced = vpmu_phys_start((unsigned int)c->phys, c->value) == SBI_SUCCESS;
+		} else if (hw) {
+			c->synced = 0; /* not loaded: started from its value at the next load */
 		}
 		v->overflow &= ~(1ULL << i);
 		c->state = VPMU_CTR_STARTED;
@@ -883,11 +903,10 @@ void vpmu_vcpu_load(struct vpmu *v)
 
 		if (!is_hw(i) || c->state == VPMU_CTR_UNCONFIGURED)
 			continue;
-		if (on_this_hart(v, i)) {
-			if (c->state == VPMU_CTR_STARTED) {
+		/* still here, and its value unchanged since it was put */
+		if (on_this_hart(v, i) && (c->state != VPMU_CTR_STARTED || c->synced)) {
+			if (c->state == VPMU_CTR_STARTED)
 				cont |= 1U << i;
-				c->synced = 1;
-			}
 			continue;
 		}
 		phys_load_ctr(v, i);
@@ -996,8 +1015,10 @@ int vpmu_csr_read(struct vpmu *v, unsigned int csr, unsigned long *val)
 		return 0;
 	}
 
-	if (csr < 0xc00 || i >= VPMU_MAX_HW || i == CTR_TIME || !is_hw(i) ||
-	    v->ctr[i].state == VPMU_CTR_UNCONFIGURED)
+	if (csr < 0xc00 || i >= VPMU_MAX_HW || i == CTR_TIME || !is_hw(i))
+		return -1;
+	i = (unsigned int)nospec(i, VPMU_MAX_HW);
+	if (v->ctr[i].state == VPMU_CTR_UNCONFIGURED)
 		return -1;
 	*val = (unsigned long)vpmu_ctr_value(v, i);
 	return 0;
@@ -1029,7 +1050,8 @@ struct sbi_ret vpmu_counter_get_info(struct vpmu *v, unsigned long idx)
 {
 	if (!is_visible(v, idx))
 		return ret_err(SBI_ERR_INVALID_PARAM);
-	return ret_val(is_fw(idx) ? FW_CTR_INFO : layout.hw_info[idx]);
+	idx = nospec(idx, VPMU_MAX_COUNTERS);
+	return ret_val(is_fw(idx) ? FW_CTR_INFO : layout.hw_info[nospec(idx, VPMU_MAX_HW)]);
 }
 
 struct sbi_ret vpmu_counter_config_matching(struct vpmu *v, unsigned long base, unsigned long mask,
@@ -1059,22 +1081,32 @@ struct sbi_ret vpmu_counter_config_matching(struct vpmu *v, unsigned long base, 
 				   : !hw_candidate(v, event_idx, idx) || !((allowed >> idx) & 1))
 			return ret_err(SBI_ERR_NOT_SUPPORTED);
 		err = ctr_transition(v, idx, OP_CONFIG, &a);
-	} else if (kind == EVK_FW) {
-		for (i = 0; i < 64 && err; i++) {
-			idx = (unsigned int)(base + i);
-			if (((mask >> i) & 1) && is_fw(idx) &&
-			    v->ctr[idx].state == VPMU_CTR_UNCONFIGURED)
-				err = ctr_transition(v, idx, OP_CONFIG, &a);
-		}
 	} else {
-		unsigned int c[VPMU_MAX_HW], n = hw_candidates(v, event_idx, c);
+		/*
+		 * Any counter that is not started may be chosen: unconfigured
+		 * ones first, then configured but stopped ones (reconfigured).
+		 */
+		unsigned int c[VPMU_MAX_COUNTERS], n = 0, pass;
 
-		for (i = 0; i < n && err; i++) {
-			idx = c[i];
-			if (idx >= base && idx - base < 64 && ((mask >> (idx - base)) & 1) &&
-			    ((allowed >> idx) & 1) && v->ctr[idx].state == VPMU_CTR_UNCONFIGURED)
-				err = ctr_transition(v, idx, OP_CONFIG, &a);
+		if (kind == EVK_FW) {
+			for (i = 0; i < 64; i++)
+				if (((mask >> i) & 1) && is_fw(base + i))
+					c[n++] = (unsigned int)(base + i);
+		} else {
+			unsigned int h[VPMU_MAX_HW], nh = hw_candidates(v, event_idx, h);
+
+			for (i = 0; i < nh; i++)
+				if (h[i] >= base && h[i] - base < 64 &&
+				    ((mask >> (h[i] - base)) & 1) && ((allowed >> h[i]) & 1))
+					c[n++] = h[i];
 		}
+		for (pass = 0; pass < 2 && err; pass++)
+			for (i = 0; i < n && err; i++) {
+				idx = c[i];
+				if (v->ctr[idx].state ==
+				    (pass ? VPMU_CTR_CONFIGURED : VPMU_CTR_UNCONFIGURED))
+					err = ctr_transition(v, idx, OP_CONFIG, &a);
+			}
 	}
 	if (err) {
 		sync_hw(v); /* a refused reconfiguration reloads the old event */
@@ -1189,7 +1221,8 @@ struct sbi_ret vpmu_counter_stop(struct vpmu *v, unsigned long base, unsigned lo
 
 static long fw_check(struct vpmu *v, unsigned long idx)
 {
-	if (!is_fw(idx) || !is_visible(v, idx) || v->ctr[idx].state == VPMU_CTR_UNCONFIGURED)
+	if (!is_fw(idx) || !is_visible(v, idx) ||
+	    v->ctr[nospec(idx, VPMU_MAX_COUNTERS)].state == VPMU_CTR_UNCONFIGURED)
 		return SBI_ERR_INVALID_PARAM;
 	return SBI_SUCCESS;
 }
@@ -1198,6 +1231,7 @@ struct sbi_ret vpmu_counter_fw_read(struct vpmu *v, unsigned long idx)
 {
 	if (fw_check(v, idx))
 		return ret_err(SBI_ERR_INVALID_PARAM);
+	idx = nospec(idx, VPMU_MAX_COUNTERS);
 	return ret_val((unsigned long)v->ctr[idx].value);
 }
 
@@ -1245,6 +1279,7 @@ struct event_info_entry {
 	uint32_t output;
 	uint64_t event_data;
 };
+_Static_assert(sizeof(struct event_info_entry) == 16, "SBI v3.0 event info entry");
 
 /*
  * Could config_matching find a counter for this hardware event, with the
@@ -1281,11 +1316,34 @@ static bool hw_event_supported(struct vpmu *v, unsigned long event_idx, uint64_t
 	return false;
 }
 
+/*
+ * EVENT_GET_INFO may name up to ~2^60 entries, and a raw one costs a host
+ * call: the call is answered in slices of at most this much work (units:
+ * an entry read or answered from tables is 1, a host probe 32), about
+ * 0.5 M instructions. After each slice the guest re-executes its ecall
+ * (VPMU_RET_RESTART, the other vCPUs of the hart may run meanwhile) and
+ * the call resumes where it stopped, as long as the guest asks the same.
+ */
+#define EVINFO_SLICE 2048
+
+static bool evinfo_entry(struct vpmu *v, unsigned long lo, unsigned long i,
+			 struct event_info_entry *e)
+{
+	return !vpmu_host_read_guest(v, lo + i * sizeof(*e), e, sizeof(*e));
+}
+
+/* Event data is only meaningful for raw (2, 3) and firmware (15) events */
+static uint64_t evinfo_data(const struct event_info_entry *e)
+{
+	return EVENT_TYPE(e->event_idx) <= SBI_PMU_EVENT_TYPE_CACHE ? 0 : e->event_data;
+}
+
 struct sbi_ret vpmu_event_get_info(struct vpmu *v, unsigned long lo, unsigned long hi,
 				   unsigned long num, unsigned long flags)
 {
+	struct vpmu_evinfo *st = &v->evinfo;
 	struct event_info_entry e;
-	unsigned long i;
+	unsigned long work = 0;
 	uint32_t allowed;
 	int key;
 
@@ -1294,36 +1352,63 @@ struct sbi_ret vpmu_event_get_info(struct vpmu *v, unsigned long lo, unsigned lo
 	if (hi || num > (~0UL - lo) / sizeof(e))
 		return ret_err(SBI_ERR_INVALID_ADDRESS);
 	/* guest RAM is one range: both ends inside means all of it, checked in O(1) */
-	if (vpmu_host_read_guest(v, lo, &e, sizeof(e)) ||
-	    vpmu_host_read_guest(v, lo + (num - 1) * sizeof(e), &e, sizeof(e)))
+	if (!evinfo_entry(v, lo, 0, &e) || !evinfo_entry(v, lo, num - 1, &e))
 		return ret_err(SBI_ERR_INVALID_ADDRESS);
-	/* First pass: every entry readable and well formed, nothing written */
-	for (i = 0; i < num; i++) {
-		if (vpmu_host_read_guest(v, lo + i * sizeof(e), &e, sizeof(e)))
-			return ret_err(SBI_ERR_INVALID_ADDRESS);
-		if (classify(e.event_idx, e.event_data, &key) == EVK_BAD)
-			return ret_err(SBI_ERR_INVALID_PARAM);
+	if (!st->busy || st->lo != lo || st->num != num) {
+		st->busy = true;
+		st->lo = lo;
+		st->num = num;
+		st->next = 0;
+		st->checked = false;
 	}
-	for (i = 0; i < num; i++) {
+	/* First pass: every entry readable and well formed, nothing written */
+	for (; !st->checked && st->next < num; st->next++, work++) {
+		if (work >= EVINFO_SLICE)
+			return ret_err(VPMU_RET_RESTART);
+		if (!evinfo_entry(v, lo, st->next, &e)) {
+			st->busy = false;
+			return ret_err(SBI_ERR_INVALID_ADDRESS);
+		}
+		if (classify(e.event_idx, evinfo_data(&e), &key) == EVK_BAD) {
+			st->busy = false;
+			return ret_err(SBI_ERR_INVALID_PARAM);
+		}
+	}
+	if (!st->checked) {
+		st->checked = true;
+		st->next = 0;
+	}
+	for (; st->next < num; st->next++) {
 		uint32_t out = 0;
 		int kind;
 
-		if (vpmu_host_read_guest(v, lo + i * sizeof(e), &e, sizeof(e)))
+		if (work >= EVINFO_SLICE) {
+			sync_hw(v);
+			return ret_err(VPMU_RET_RESTART);
+		}
+		if (!evinfo_entry(v, lo, st->next, &e)) {
+			st->busy = false;
+			sync_hw(v);
 			return ret_err(SBI_ERR_INVALID_ADDRESS);
-		kind = classify(e.event_idx, e.event_data, &key);
+		}
+		kind = classify(e.event_idx, evinfo_data(&e), &key);
 		if (kind >= 0 && !event_allowed(v, e.event_idx, kind == EVK_FW, &allowed))
 			kind = EVK_UNSUPPORTED;
+		work += kind == EVK_HW && key < 0 ? 32 : 1;
 		if (kind == EVK_FW)
 			out = 1;
 		else if (kind == EVK_HW)
-			out = hw_event_supported(v, e.event_idx, e.event_data, key, allowed);
-		if (vpmu_host_write_guest(
-			    v, lo + i * sizeof(e) + offsetof(struct event_info_entry, output), &out,
-			    sizeof(out))) {
+			out = hw_event_supported(v, e.event_idx, evinfo_data(&e), key, allowed);
+		if (vpmu_host_write_guest(v,
+					  lo + st->next * sizeof(e) +
+						  offsetof(struct event_info_entry, output),
+					  &out, sizeof(out))) {
+			st->busy = false;
 			sync_hw(v);
 			return ret_err(SBI_ERR_INVALID_ADDRESS);
 		}
 	}
+	st->busy = false;
 	sync_hw(v); /* probing may have had to undo a host fallback */
 	return ret_val(0);
 }

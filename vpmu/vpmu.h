@@ -74,8 +74,17 @@ struct vpmu_ctr {
 	uint64_t value; /* virtual value; live in the physical counter while STARTED and loaded */
 };
 
+/* An EVENT_GET_INFO call answered in slices (vpmu.c): where it stopped */
+struct vpmu_evinfo {
+	unsigned long lo, num; /* the call it belongs to */
+	unsigned long next;    /* the next entry of the current pass */
+	bool checked;	       /* the first pass (every entry well formed) is done */
+	bool busy;
+};
+
 struct vpmu {
 	struct vpmu_ctr ctr[VPMU_MAX_COUNTERS];
+	struct vpmu_evinfo evinfo;
 	/*
 	 * Counters that overflowed (wrapped) since the guest last started them:
 	 * the guest's view of the Sscofpmf OF bits, bit = counter index.
@@ -156,6 +165,11 @@ bool vpmu_overflow_available(void);
 void vpmu_fw_event(struct vpmu *v, unsigned int fw_event);
 
 /* ---- the SBI PMU functions (vpmu_ecall.c unpacks registers into these) ---- */
+/*
+ * Not an SBI error: the call is not finished; the guest must issue it
+ * again (the core re-executes its ecall), and it resumes where it stopped.
+ */
+#define VPMU_RET_RESTART (-1001L)
 struct sbi_ret;
 struct sbi_ret vpmu_num_counters(struct vpmu *v);
 struct sbi_ret vpmu_counter_get_info(struct vpmu *v, unsigned long counter_idx);

@@ -37,8 +37,17 @@ uint64_t vpmu_host_now(void);
  */
 void vpmu_host_raise_lcofi(struct vpmu *v);
 
+/* The SBI_PMU_FW_* events the core counts for guests (bit = event code) */
+uint32_t vpmu_host_fw_events(void);
+
 /* Whether the host harts have Sscofpmf (scountovf, OF bits, LCOFI) */
 bool vpmu_host_has_sscofpmf(void);
+
+/*
+ * The loaded vCPU owning v is about to start hardware counters (SBI START,
+ * AUTO_START): the core may first have to stop the other harts.
+ */
+void vpmu_host_counting_starts(struct vpmu *v);
 
 /*
  * Boot probe: another hart executes a loop of iters iterations (2

@@ -59,6 +59,11 @@ static void handle_ecall(struct vcpu *v)
 	/* firmware events other harts posted must show in this call's reads */
 	vcpu_fold_pending(v);
 	r = sbi_dispatch(v, c->regs[17], c->regs[16], &c->regs[10]);
+	if (r.error == SBI_RET_RESTART) {
+		c->sepc -= 4; /* the same ecall again, after the scheduler's turn */
+		this_hart()->resched = true;
+		return;
+	}
 	if (r.error == SBI_RET_NO_REPLY)
 		return;
 	c->regs[10] = (unsigned long)r.error;

@@ -95,8 +95,9 @@ static void check_fill(const char *what, unsigned long event, uint32_t expect_ma
 	unsigned int n = __builtin_popcount(expect_mask), k;
 	long idx = 0;
 
+	/* started, so that they are busy: a stopped counter may be matched again */
 	for (k = 0; k <= n; k++) {
-		idx = gt_pmu_cfg_idx(0, allowed, CLEAR, event);
+		idx = gt_pmu_cfg_idx(0, allowed, CLEAR | SBI_PMU_CFG_FLAG_AUTO_START, event);
 		if (idx < 0)
 			break;
 		if (idx >= 32 || (got >> idx) & 1)

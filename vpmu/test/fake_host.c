@@ -24,6 +24,7 @@ void fake_reset(void)
 	fake.prog_cycles_count = true;
 	fake.event_exclusive = true;
 	fake.sscofpmf = true;
+	fake.fw_events = 0x3ff0; /* as core/vpmu_host.c: events 4..13 */
 	fake.cycles_map = 0x7fff8;
 	/* OpenSBI leaves mcycle and minstret running from boot */
 	fake.c[0].configured = fake.c[2].configured = true;
@@ -350,9 +351,19 @@ void vpmu_host_raise_lcofi(struct vpmu *v)
 	fake.nr_lcofi++;
 }
 
+uint32_t vpmu_host_fw_events(void)
+{
+	return fake.fw_events;
+}
+
 bool vpmu_host_has_sscofpmf(void)
 {
 	return fake.sscofpmf;
+}
+
+void vpmu_host_counting_starts(struct vpmu *v)
+{
+	(void)v;
 }
 
 bool vpmu_host_busy_other_hart(unsigned long iters)

@@ -22,7 +22,7 @@ struct vcpu {
 
 /* Raw events the fake host knows (event_data of type 2 / type 3) */
 #define FAKE_RAW_OK  0x1234UL
-#define FAKE_RAW2_OK 0x3ffffffffffff00UL /* 58 bits */
+#define FAKE_RAW2_OK 0xffffffffffff00UL /* 56 bits */
 
 struct fake_pctr {
 	bool configured;
@@ -56,6 +56,7 @@ struct fake_host {
 	uint64_t now;	      /* host time in timer ticks: 100 events per tick */
 	uint64_t now_frac;
 	unsigned int nr_lcofi; /* vpmu_host_raise_lcofi calls */
+	uint32_t fw_events;    /* firmware events the core counts (vpmu_host_fw_events) */
 };
 
 extern struct fake_host fake;
