@@ -15,7 +15,7 @@ RV_CFLAGS := $(RV_ARCH) -O2 -g -ffreestanding -fno-common -fno-pie -fno-stack-pr
 	     -isystem $(shell $(CC_RV) -print-file-name=include-fixed) -Wall -Wextra -Werror -MMD -MP
 RV_LIBS   := -L$(PICOLIBC)/lib/rv64imac/lp64 -lc $(shell $(CC_RV) -march=rv64imac -mabi=lp64 -print-libgcc-file-name)
 
-.PHONY: all deps hv run test unit guest-images bundles bench fuzz soak clean format lint
+.PHONY: all deps hv run test unit guest-images bundles bench fuzz soak sampling clean format lint
 all: hv bundles
 
 deps:
@@ -58,7 +58,7 @@ $(BUILD)/pmuvisor.bin: $(BUILD)/pmuvisor.elf
 hv: $(BUILD)/pmuvisor.bin
 
 # ---- configurations and bundles (dts/*.dts, dts/tests/*.dts) ----
-CONFIGS := $(wildcard dts/*.dts dts/tests/*.dts)
+CONFIGS := $(wildcard dts/*.dts dts/tests/*.dts dts/sampling/*.dts)
 BUNDLES := $(patsubst dts/%.dts,$(BUILD)/bundles/%.bundle,$(CONFIGS))
 # Images are built first (order only); mkbundle writes a .d file naming the
 # blobs each bundle holds, so a bundle is rebuilt only when one of them changes.
@@ -103,6 +103,12 @@ fuzz: deps
 soak: deps
 	@$(MAKE) --no-print-directory all
 	@$(PYTHON) tools/soak.py $(SOAK_ARGS)
+
+# Boot CONFIG N times and judge every perf recording of its Linux guests (docs/linux-guest.md)
+N ?= 20
+sampling: deps
+	@$(MAKE) --no-print-directory all
+	@$(PYTHON) tools/sampling.py $(CONFIG) -n $(N) $(SAMPLING_ARGS)
 
 format:
 	clang-format -i $(shell git ls-files '*.c' '*.h')

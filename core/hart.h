@@ -23,9 +23,34 @@ struct hart {
 	unsigned long slice_end;
 	uint64_t timer_armed; /* what the hart's timer holds, to skip rewrites */
 	bool resched;
-	bool settled;	      /* reached its first idle or guest entry (boot barrier) */
-	struct vpmu_hart pmu; /* whose configuration each physical counter holds */
+	bool settled;			 /* reached its first idle or guest entry (boot barrier) */
+	uint64_t excl_turn_end;		 /* exclusive counting: when its turn with the token ends */
+	uint64_t excl_rest_until;	 /* ... and until when it leaves the others alone */
+	volatile unsigned long park_gen; /* the last token release it has seen while parked */
+	struct vpmu_hart pmu;		 /* whose configuration each physical counter holds */
 };
+
+/*
+ * What each hart is doing, in a fixed layout of 64 bytes per hart, for a
+ * debugger or the test runner: tools/qemu.py reads hart_status through
+ * QEMU's monitor when a run hangs and prints it with the harts' pcs.
+ */
+enum hart_doing {
+	HART_IDLE = 0,	     /* nothing to run, waiting for an interrupt */
+	HART_GUEST = 1,	     /* running `guest`'s vCPU `vcpu` */
+	HART_HYPERVISOR = 2, /* handling that vCPU's exit */
+	HART_PARKED = 3,     /* halted while another hart's vCPU counts */
+};
+struct hart_status {
+	char guest[16];	     /* the vCPU's guest name (truncated), "" before the first */
+	uint64_t vcpu;	     /* its id */
+	uint64_t doing;	     /* enum hart_doing */
+	uint64_t entries;    /* guest entries so far */
+	uint64_t last_cause; /* scause of its last exit to the hypervisor */
+	uint64_t last_pc;    /* sepc of that exit */
+	uint64_t since;	     /* timer ticks when it last went idle or parked */
+};
+extern struct hart_status hart_status[HART_MAX];
 
 extern struct hart harts[HART_MAX];
 extern unsigned int nr_harts;
@@ -42,8 +67,17 @@ void sched_add(struct hart *h, struct vcpu *v);
 /* Boot hart: wait until the other harts have settled, so their start-up
  * instructions are done before any guest counts its own */
 void sched_wait_settled(unsigned int others);
+void sched_kick_and_settle(void);
+/* After the vPMU's boot probes: whether vCPUs with running counters run alone */
+void sched_excl_init(void);
+/* A vCPU's hardware counters are about to start on this hart (vpmu_host.h) */
+void sched_excl_counting_starts(struct vcpu *v);
+/* Whether waking hart h for new work needs an IPI now */
+bool sched_needs_ipi(const struct hart *h);
 __attribute__((noreturn)) void sched_run(struct hart *h);
 void sched_yield(void);
+/* Boot probe for vpmu: another (idle, settled) hart spins while this one sleeps */
+bool sched_busy_other_hart(unsigned long iters);
 /* Called from the timer interrupt path */
 void sched_timer_tick(struct hart *h);
 

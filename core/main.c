@@ -171,6 +171,8 @@ static void hart_start(struct hart *h)
 void hv_secondary_main(unsigned long hartid, struct hart *h)
 {
 	(void)hartid;
+	asm volatile("mv tp, %0" : : "r"(h));
+	vpmu_hart_init();
 	hart_start(h);
 }
 
@@ -211,8 +213,12 @@ void hv_main(unsigned long hartid, const void *fdt)
 	vpmu_global_init();
 	vcpu_arch_hart_init();
 	banner_guests();
-	create_guests();
 
+	/*
+	 * The other harts start with empty queues and settle (sleep) first: their
+	 * start-up is over before any guest counts, and the vPMU can probe with
+	 * an idle hart whether counters count other harts' instructions.
+	 */
 	for (unsigned int i = 0; i < nr_harts; i++) {
 		struct sbi_ret r;
 
@@ -224,5 +230,9 @@ void hv_main(unsigned long hartid, const void *fdt)
 			hv_panic("cannot start hart %lu: SBI error %ld", harts[i].hartid, r.error);
 	}
 	sched_wait_settled(nr_harts - 1);
+	vpmu_probe_other_harts();
+	sched_excl_init();
+	create_guests();
+	sched_kick_and_settle();
 	hart_start(boot);
 }

@@ -18,6 +18,11 @@ struct vcpu;
  * vCPU does not resume here), so a0/a1 must not be written.
  */
 #define SBI_RET_NO_REPLY (-1000L)
+/*
+ * Internal marker: the call is not finished (it was answered in part); the
+ * guest re-executes its ecall, after whatever else the hart has to do.
+ */
+#define SBI_RET_RESTART (-1001L)
 
 struct sbi_ext {
 	unsigned long eid_min;

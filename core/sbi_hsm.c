@@ -73,6 +73,8 @@ static struct sbi_ret hsm_handler(struct vcpu *vcpu, unsigned long eid, unsigned
 	case SBI_EXT_HSM_HART_START:
 		return hart_start(vcpu, args[0], args[1], args[2]);
 	case SBI_EXT_HSM_HART_STOP:
+		/* a stopped hart's PMU is reset, as OpenSBI and KVM do */
+		vpmu_vcpu_reset(&vcpu->vpmu);
 		vcpu->state = VCPU_STOPPED;
 		this_hart()->resched = true;
 		return (struct sbi_ret){SBI_RET_NO_REPLY, 0};

@@ -4,6 +4,7 @@
  * point where one vCPU's state leaves the hart and another's arrives: the
  * PMU save/restore hangs here too.
  */
+#include "cpu.h"
 #include "csr.h"
 #include "hart.h"
 #include "hostdt.h"
@@ -13,6 +14,13 @@
 #include "vm.h"
 
 struct hart harts[HART_MAX];
+struct hart_status hart_status[HART_MAX];
+
+static void status_doing(struct hart *h, enum hart_doing d)
+{
+	hart_status[h->index].doing = d;
+	hart_status[h->index].since = timer_now();
+}
 unsigned int nr_harts;
 
 static unsigned long slice_ticks;
@@ -62,6 +70,174 @@ static struct vcpu *steal_from(struct hart *victim)
 static volatile unsigned long idle_harts;
 
 /*
+ * Exclusive counting. Under QEMU -icount a hart's mode-filtered counters
+ * advance with every instruction any hart executes while that hart is in
+ * the counted mode (QEMU's target/riscv/pmu.c adds global icount deltas;
+ * the vPMU measures it at boot: vpmu_counts_other_harts()). A vCPU with
+ * running hardware counters would count other guests' work, so it runs
+ * only while every other hart is halted: its hart takes the token
+ * (excl_owner), makes the others park (halt, waiting for an IPI only) and
+ * enters its guest once each has acknowledged. They run again when it
+ * releases the token: when its vCPU stops counting, leaves the hart, or has
+ * had a slice while others wait (then it rests a slice itself, for
+ * fairness). While it holds the token no other hart may execute a single
+ * instruction, so nothing wakes a parked hart but the release: no timer,
+ * and no IPI (kicks to parked harts are deferred to the release).
+ */
+static bool excl_enabled;
+static volatile int excl_owner = -1;	   /* hart index holding the token, or -1 */
+static volatile unsigned long excl_parked; /* harts halted */
+static volatile unsigned long excl_want;   /* ... of which these have work to do */
+/*
+ * Acquisitions so far. A parked hart acknowledges the latest one by the
+ * store right before its wfi, and only when no IPI is pending: once every
+ * other hart has acknowledged, none of them executes anything until the
+ * release.
+ */
+static volatile unsigned long excl_gen;
+
+static bool excl_blocked(const struct hart *h)
+{
+	int o = __atomic_load_n(&excl_owner, __ATOMIC_ACQUIRE);
+
+	return o >= 0 && o != (int)h->index;
+}
+
+/* Halt, waiting for IPIs only, as long as another hart holds the token */
+static void sched_park(struct hart *h)
+{
+	bool want = false;
+
+	/*
+	 * A vCPU waiting here for an interrupt may be what the owner's guest
+	 * waits for (an IPI answer): any live vCPU counts as work, since
+	 * kicks to parked harts are deferred to the release.
+	 */
+	for (struct vcpu *v = h->queue; v && !want; v = v->next)
+		want = v->state != VCPU_DEAD && v->state != VCPU_STOPPED;
+	if (want)
+		__atomic_or_fetch(&excl_want, BIT(h->index), __ATOMIC_SEQ_CST);
+	h->park_gen = ~0UL;
+	status_doing(h, HART_PARKED);
+	__atomic_or_fetch(&excl_parked, BIT(h->index), __ATOMIC_SEQ_CST);
+	while (excl_blocked(h))
+		timer_wait_ipi(false, &h->park_gen, __atomic_load_n(&excl_gen, __ATOMIC_ACQUIRE));
+	h->park_gen = ~0UL;
+	__atomic_and_fetch(&excl_parked, ~BIT(h->index), __ATOMIC_SEQ_CST);
+	__atomic_and_fetch(&excl_want, ~BIT(h->index), __ATOMIC_SEQ_CST);
+}
+
+static void sched_unload(struct hart *h);
+
+static void sched_excl_release(struct hart *h)
+{
+	unsigned long parked;
+	unsigned int i;
+
+	if (__atomic_load_n(&excl_owner, __ATOMIC_ACQUIRE) != (int)h->index)
+		return;
+	/*
+	 * Counters never run without the token: QEMU re-arms the overflow timer
+	 * of an enabled counter that does not advance as often as every
+	 * nanosecond, which starves the other harts of their -icount slices.
+	 */
+	spin_lock(&h->lock);
+	if (h->loaded && vpmu_counting(&h->loaded->vpmu)) {
+		sched_unload(h);
+		h->resched = true; /* h->cur must be loaded again before it runs */
+	}
+	spin_unlock(&h->lock);
+	__atomic_store_n(&excl_owner, -1, __ATOMIC_RELEASE);
+	parked = __atomic_load_n(&excl_parked, __ATOMIC_ACQUIRE);
+	for (i = 0; i < nr_harts; i++)
+		if (parked & BIT(i))
+			hart_send_ipi(harts[i].hartid);
+}
+
+/*
+ * Take the token and wait until every other hart has parked; false if it
+ * was taken (we parked until its release: look at the queue again).
+ * Harts already parked are not sent an IPI: one arriving after their
+ * acknowledgement would wake them while we count.
+ */
+static bool sched_excl_acquire(struct hart *h, unsigned long now)
+{
+	unsigned long others = (BIT(nr_harts) - 1) & ~BIT(h->index), gen;
+	int none = -1;
+
+	if (!__atomic_compare_exchange_n(&excl_owner, &none, (int)h->index, false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE)) {
+		sched_park(h);
+		return false;
+	}
+	h->excl_turn_end = now + slice_ticks;
+	gen = __atomic_add_fetch(&excl_gen, 1, __ATOMIC_ACQ_REL);
+	for (unsigned int i = 0; i < nr_harts; i++)
+		if ((others & BIT(i)) &&
+		    !(__atomic_load_n(&excl_parked, __ATOMIC_ACQUIRE) & BIT(i)))
+			hart_send_ipi(harts[i].hartid);
+	for (unsigned int i = 0; i < nr_harts; i++)
+		while ((others & BIT(i)) &&
+		       (!(__atomic_load_n(&excl_parked, __ATOMIC_ACQUIRE) & BIT(i)) ||
+			__atomic_load_n(&harts[i].park_gen, __ATOMIC_ACQUIRE) != gen))
+			;
+	return true;
+}
+
+/* Before entering v: may it run now? False: we waited, look at the queue again */
+static bool sched_excl_enter(struct hart *h, struct vcpu *v, unsigned long now)
+{
+	if (!vpmu_counting(&v->vpmu)) {
+		sched_excl_release(h);
+		return !excl_blocked(h);
+	}
+	if (__atomic_load_n(&excl_owner, __ATOMIC_ACQUIRE) == (int)h->index) {
+		if (now < h->excl_turn_end || !__atomic_load_n(&excl_want, __ATOMIC_ACQUIRE))
+			return true;
+		/* others have waited a whole slice: their turn */
+		sched_excl_release(h);
+		h->excl_rest_until = now + slice_ticks;
+	}
+	if (now < h->excl_rest_until) {
+		/*
+		 * Rest like an idle hart, not parked: whoever takes the token
+		 * meanwhile sends an IPI and we park then.
+		 */
+		h->timer_armed = h->excl_rest_until;
+		timer_arm(h->excl_rest_until);
+		timer_wait_ipi(true, NULL, 0);
+		return false;
+	}
+	return sched_excl_acquire(h, now);
+}
+
+/*
+ * v's hardware counters are about to start (SBI START on its own hart):
+ * take the token first, so that they never run while another hart does.
+ */
+void sched_excl_counting_starts(struct vcpu *v)
+{
+	struct hart *h = this_hart();
+
+	(void)v;
+	while (excl_enabled && __atomic_load_n(&excl_owner, __ATOMIC_ACQUIRE) != (int)h->index)
+		sched_excl_acquire(h, timer_now());
+}
+
+/* Whether a kick to hart h needs an IPI: a parked hart looks at its queue when released */
+bool sched_needs_ipi(const struct hart *h)
+{
+	return !excl_enabled ||
+	       !(__atomic_load_n(&excl_parked, __ATOMIC_ACQUIRE) & BIT(h->index)) ||
+	       !excl_blocked(h);
+}
+
+void sched_excl_init(void)
+{
+	excl_enabled = vpmu_counts_other_harts() && nr_harts > 1;
+}
+
+/*
  * Called when this hart switches vCPUs: if it still has runnable vCPUs
  * another hart could take, wake one idle hart to steal them. Idle harts do
  * not poll: under QEMU -icount any instruction they ran would be charged
@@ -72,7 +248,7 @@ static void sched_offer_work(struct hart *h)
 	unsigned long idle = __atomic_load_n(&idle_harts, __ATOMIC_SEQ_CST) & ~BIT(h->index);
 	bool spare = false;
 
-	if (!idle)
+	if (!idle || (excl_enabled && __atomic_load_n(&excl_owner, __ATOMIC_ACQUIRE) >= 0))
 		return;
 	for (struct vcpu *v = h->queue; v && !spare; v = v->next)
 		spare = v != h->cur && v->state == VCPU_RUNNABLE && !v->pinned;
@@ -80,8 +256,7 @@ static void sched_offer_work(struct hart *h)
 		return;
 	for (unsigned int i = 0; i < nr_harts; i++)
 		if (idle & BIT(i)) {
-			sbi_ecall(SBI_EXT_IPI, SBI_EXT_IPI_SEND_IPI, 1UL << harts[i].hartid, 0, 0,
-				  0, 0, 0);
+			hart_send_ipi(harts[i].hartid);
 			return;
 		}
 }
@@ -111,9 +286,7 @@ static void sched_unload(struct hart *h)
 
 	if (!v)
 		return;
-	vpmu_vcpu_put(&v->vpmu);
-	if (vpmu_take_irq(&v->vpmu)) /* it overflowed just before leaving */
-		vcpu_arch_raise_lcofi(v);
+	vpmu_vcpu_put(&v->vpmu); /* an overflow found here raises its LCOFI itself */
 	vcpu_arch_put(v);
 	h->loaded = NULL;
 }
@@ -121,11 +294,19 @@ static void sched_unload(struct hart *h)
 /* The switch point: the outgoing vCPU's state is saved, the next one's loaded */
 static void sched_switch(struct hart *h, struct vcpu *next)
 {
+	if (h->cur != next) {
+		struct hart_status *st = &hart_status[h->index];
+
+		__builtin_memcpy(st->guest, next->vm->name, sizeof(st->guest) - 1);
+		st->guest[sizeof(st->guest) - 1] = '\0';
+		st->vcpu = next->id;
+	}
 	if (h->loaded != next) {
 		sched_unload(h);
 		vcpu_arch_load(next);
-		vpmu_vcpu_load(&next->vpmu);
+		/* loaded before its PMU: an overflow found there raises its LCOFI in the CSRs */
 		h->loaded = next;
+		vpmu_vcpu_load(&next->vpmu);
 	}
 	h->cur = next;
 }
@@ -217,6 +398,9 @@ static void sched_arm_timer(struct hart *h)
 				next = d;
 			if (vcpu_arch_wants_recheck(v) && timer_now() + RECHECK_TICKS < next)
 				next = timer_now() + RECHECK_TICKS;
+			/* a counter that may wrap without the platform saying so */
+			if (v->vpmu.deadline < next)
+				next = v->vpmu.deadline;
 			/* a guest spinning with interrupts off must not keep the hart */
 			if (v->vm->watchdog_ticks &&
 			    v->vm->last_sbi + v->vm->watchdog_ticks + 1 < next)
@@ -251,6 +435,27 @@ static void sched_settle(struct hart *h)
 	__atomic_add_fetch(&harts_settled, 1, __ATOMIC_SEQ_CST);
 }
 
+/*
+ * Boot hart, once the guests exist: wake the other (settled, sleeping)
+ * harts so they look at their queues, and wait until each has gone back
+ * to sleep or entered a guest, before any guest counts.
+ */
+void sched_kick_and_settle(void)
+{
+	struct hart *me = this_hart();
+	unsigned int others = 0;
+
+	__atomic_store_n(&harts_settled, 0, __ATOMIC_SEQ_CST);
+	for (unsigned int i = 0; i < nr_harts; i++) {
+		if (&harts[i] == me || !harts[i].settled)
+			continue;
+		harts[i].settled = false;
+		others++;
+		hart_send_ipi(harts[i].hartid);
+	}
+	sched_wait_settled(others);
+}
+
 void sched_wait_settled(unsigned int others)
 {
 	uint64_t deadline = timer_now() + host.timebase; /* 1 s */
@@ -263,6 +468,43 @@ void sched_wait_settled(unsigned int others)
 		}
 }
 
+/*
+ * Boot probe of vpmu (vpmu_host_busy_other_hart): the boot hart asks an
+ * idle hart to run a known amount of work while it sleeps itself.
+ */
+static volatile unsigned long probe_iters;
+static volatile unsigned long probe_from;
+static volatile bool probe_done;
+
+bool sched_busy_other_hart(unsigned long iters)
+{
+	struct hart *me = this_hart();
+
+	for (unsigned int i = 0; i < nr_harts; i++) {
+		if (&harts[i] == me || !harts[i].settled)
+			continue;
+		probe_done = false;
+		probe_from = me->hartid;
+		__atomic_store_n(&probe_iters, iters, __ATOMIC_SEQ_CST);
+		hart_send_ipi(harts[i].hartid);
+		while (!__atomic_load_n(&probe_done, __ATOMIC_ACQUIRE))
+			timer_idle();
+		return true;
+	}
+	return false;
+}
+
+static void sched_probe_poll(void)
+{
+	unsigned long n = __atomic_exchange_n(&probe_iters, 0, __ATOMIC_ACQ_REL);
+
+	if (!n)
+		return;
+	cpu_spin(n);
+	__atomic_store_n(&probe_done, true, __ATOMIC_RELEASE);
+	hart_send_ipi(probe_from);
+}
+
 /* Sleep until an interrupt; an overflow belongs to the vCPU still loaded */
 static void sched_idle(struct hart *h)
 {
@@ -273,14 +515,9 @@ static void sched_idle(struct hart *h)
 
 	if (sip & BIT(IRQ_S_TIMER))
 		h->timer_armed = UINT64_MAX;
-	if (sip & BIT(IRQ_PMU_OVF)) {
-		csr_clear(CSR_SIP, BIT(IRQ_PMU_OVF));
-		if (h->loaded) {
-			vpmu_overflow_check(&h->loaded->vpmu);
-			if (vpmu_take_irq(&h->loaded->vpmu))
-				vcpu_arch_raise_lcofi(h->loaded);
-		}
-	}
+	if (sip & BIT(IRQ_PMU_OVF))
+		vpmu_overflow_irq(h->loaded ? &h->loaded->vpmu : NULL);
+	sched_probe_poll();
 }
 
 void sched_timer_tick(struct hart *h)
@@ -297,6 +534,10 @@ void sched_run(struct hart *h)
 		unsigned long now = timer_now();
 		struct vcpu *v;
 
+		if (excl_enabled && excl_blocked(h)) {
+			sched_park(h);
+			continue;
+		}
 		spin_lock(&h->lock);
 		sched_poll(h, now);
 		v = h->cur;
@@ -307,6 +548,8 @@ void sched_run(struct hart *h)
 				h->cur = NULL;
 				sched_arm_timer(h);
 				spin_unlock(&h->lock);
+				if (excl_enabled)
+					sched_excl_release(h);
 				if (sched_steal(h))
 					continue;
 				__atomic_or_fetch(&idle_harts, BIT(h->index), __ATOMIC_SEQ_CST);
@@ -316,8 +559,17 @@ void sched_run(struct hart *h)
 							   __ATOMIC_SEQ_CST);
 					continue;
 				}
+				status_doing(h, HART_IDLE);
 				sched_idle(h);
 				__atomic_and_fetch(&idle_harts, ~BIT(h->index), __ATOMIC_SEQ_CST);
+				continue;
+			}
+			if (excl_enabled && h->loaded != v && vpmu_counting(&v->vpmu) &&
+			    __atomic_load_n(&excl_owner, __ATOMIC_ACQUIRE) != (int)h->index) {
+				/* its counters start at load: with the token only */
+				h->resched = true;
+				spin_unlock(&h->lock);
+				sched_excl_acquire(h, now);
 				continue;
 			}
 			if (v != h->cur)
@@ -327,9 +579,16 @@ void sched_run(struct hart *h)
 		}
 		sched_arm_timer(h);
 		spin_unlock(&h->lock);
+		if (excl_enabled && !sched_excl_enter(h, v, now))
+			continue;
 		sched_settle(h);
 		vcpu_fold_pending(v);
+		hart_status[h->index].doing = HART_GUEST;
+		hart_status[h->index].entries++;
 		vcpu_arch_run(v);
+		hart_status[h->index].doing = HART_HYPERVISOR;
+		hart_status[h->index].last_cause = vcpu_ctx(v)->scause;
+		hart_status[h->index].last_pc = vcpu_ctx(v)->sepc;
 		vcpu_arch_handle_exit(v);
 	}
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* Cross-hart signalling to vCPUs: interrupts, firmware events, kicks. */
 #include "hart.h"
-#include "sbi_call.h"
+#include "cpu.h"
 #include "vcpu.h"
 #include "vm.h"
 
@@ -23,9 +23,10 @@ void vcpu_kick(struct vcpu *v)
 {
 	struct hart *h = this_hart();
 
-	if (v->hart != h)
-		sbi_ecall(SBI_EXT_IPI, SBI_EXT_IPI_SEND_IPI, 1UL << v->hart->hartid, 0, 0, 0, 0, 0);
-	else if (v != h->cur)
+	if (v->hart != h) {
+		if (sched_needs_ipi(v->hart))
+			hart_send_ipi(v->hart->hartid);
+	} else if (v != h->cur)
 		h->resched = true; /* let a sleeping vCPU on this hart get its turn */
 }
 
@@ -39,7 +40,12 @@ void vcpu_fw_event(struct vcpu *v, unsigned int fw_event)
 {
 	if (fw_event >= SBI_PMU_FW_MAX)
 		return;
-	if (v->hart == this_hart()) {
+	/*
+	 * Only the hart running v touches its vPMU. Any other hart (also the one
+	 * whose queue holds v: another hart may be stealing it right now) posts
+	 * the event atomically, and v's hart folds it in before v runs.
+	 */
+	if (this_hart()->cur == v) {
 		vpmu_fw_event(&v->vpmu, fw_event);
 		return;
 	}

@@ -159,9 +159,10 @@ void vm_stopped(struct vm *vm)
 		struct vcpu *v = vm->vcpus[i];
 
 		if (v->vpmu.nr_overflows || v->arch.nr_lcofi)
-			hv_printf("pmuvisor: guest %s vcpu %u: %lu counter overflows, %lu LCOFI "
-				  "raised\n",
-				  vm->name, i, v->vpmu.nr_overflows, v->arch.nr_lcofi);
+			hv_printf("pmuvisor: guest %s vcpu %u: %lu counter overflows (%lu the "
+				  "platform did not flag), %lu LCOFI raised\n",
+				  vm->name, i, v->vpmu.nr_overflows, v->vpmu.nr_unsignalled,
+				  v->arch.nr_lcofi);
 	}
 	if (vm->stop_kind == VM_STOP_FAILED)
 		__atomic_add_fetch(&failed_vms, 1, __ATOMIC_RELAXED);

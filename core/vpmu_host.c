@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* What the vPMU needs from the core: its vCPU's guest memory. */
 #include "hart.h"
+#include "hostdt.h"
+#include "timer.h"
 #include "vcpu.h"
 #include "vm.h"
 #include "vpmu_host.h"
@@ -8,6 +10,46 @@
 struct vpmu *vcpu_vpmu(struct vcpu *vcpu)
 {
 	return &vcpu->vpmu;
+}
+
+uint64_t vpmu_host_now(void)
+{
+	return timer_now();
+}
+
+void vpmu_host_raise_lcofi(struct vpmu *v)
+{
+	vcpu_arch_raise_lcofi(container_of(v, struct vcpu, vpmu));
+}
+
+uint32_t vpmu_host_fw_events(void)
+{
+	/*
+	 * What the core counts (vcpu_fw_event callers): illegal instructions it
+	 * injects, SET_TIMER, IPIs and remote fences. Misaligned and access
+	 * faults are delegated to the guest (never seen here); a guest has no
+	 * HFENCE to ask for.
+	 */
+	return BIT(SBI_PMU_FW_ILLEGAL_INSN) | BIT(SBI_PMU_FW_SET_TIMER) | BIT(SBI_PMU_FW_IPI_SENT) |
+	       BIT(SBI_PMU_FW_IPI_RCVD) | BIT(SBI_PMU_FW_FENCE_I_SENT) |
+	       BIT(SBI_PMU_FW_FENCE_I_RCVD) | BIT(SBI_PMU_FW_SFENCE_VMA_SENT) |
+	       BIT(SBI_PMU_FW_SFENCE_VMA_RCVD) | BIT(SBI_PMU_FW_SFENCE_VMA_ASID_SENT) |
+	       BIT(SBI_PMU_FW_SFENCE_VMA_ASID_RCVD);
+}
+
+bool vpmu_host_has_sscofpmf(void)
+{
+	return host.ext[HOST_EXT_SSCOFPMF];
+}
+
+void vpmu_host_counting_starts(struct vpmu *v)
+{
+	sched_excl_counting_starts(container_of(v, struct vcpu, vpmu));
+}
+
+bool vpmu_host_busy_other_hart(unsigned long iters)
+{
+	return sched_busy_other_hart(iters);
 }
 
 struct vpmu_hart *vpmu_host_hart(void)

@@ -15,24 +15,27 @@ machine-readable scripts use `perf stat -x ,` ("<count>,,<event>,...") and `perf
     probe          the SBI PMU driver found the counters (PROBE_RES) and the snapshot area
     exact          every `perf stat` count of a loop workload equals its analytic count
     approx=P       every such count is >= analytic and <= analytic * (1 + P/100)
-    record         `perf record -e instructions:u -c 100000 loop-5m` (best of the recordings of a
-                   boot): at least as many samples as
-                   a native boot of the same kernel + initramfs on the same QEMU machine shape,
-                   and every sampled IP inside loop-5m's hot loop (riscv64-linux-gnu-nm symbols)
+    record         every `perf record -e <event>:u -c 100000 loop-5m` of the boot, one by one: the
+                   analytic number of samples (5,000,002 user instructions / 100,000 = 50) +- 1,
+                   and every sampled IP inside loop-5m's hot loop (riscv64-linux-gnu-nm symbols;
+                   the overflow of the loop's last instruction is taken at loop_end)
     fw=A,B         SBI firmware events A, B (decimal ids: 5 SET_TIMER, 6 IPI_SENT, 7 IPI_RECEIVED)
                    counted > 0 by `perf stat -a -e r80000000000000XX`
 """
 import argparse
 import os
 import re
-import shlex
 import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import qemu  # noqa: E402
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 QEMU = os.environ.get("QEMU", "qemu-system-riscv64")
 NM = os.environ.get("NM", "riscv64-linux-gnu-nm")
+READELF = os.environ.get("READELF", "riscv64-linux-gnu-readelf")
 
 PROBE_RES = [r"riscv-pmu-sbi: 22 firmware and 18 hardware counters",
              r"riscv-pmu-sbi: SBI PMU snapshot detected"]
@@ -42,6 +45,10 @@ RE_STAT_CSV = re.compile(r"^\s*([0-9]+|<not supported>|<not counted>),[^,]*,([^,
 RE_IP = re.compile(r"^\s*([0-9a-f]+)\s*$")
 RE_DONE = re.compile(r"^=== done === \(([0-9.]+) s monotonic\)")
 RE_INIT = re.compile(r"^\[init\] pmuvisor\.run=(\S+), started at ([0-9.]+) s monotonic")
+RE_CAPTURED = re.compile(r"perf record: Captured and wrote .*\((\d+) samples\)")
+RE_REPORT_SAMPLES = re.compile(r"^# Samples: (\d+)\s+of event '([^']+)'")
+RE_REPORT_IP = re.compile(r"\[\.\]\s+(0x[0-9a-f]+|\S+)")
+PERIOD = 100000
 FW_NAMES = {5: "set_timer", 6: "ipi_sent", 7: "ipi_received"}
 RECORD_WORKLOAD = "loop-5m"
 
@@ -60,9 +67,11 @@ def analytic_counts():
 
 
 def loop_range(build):
-    """[loop, loop_end) of the recorded workload's ELF, from its symbol table."""
-    elf = os.path.join(build, "linux", "workloads", RECORD_WORKLOAD + ".elf")
-    out = subprocess.run([NM, elf], capture_output=True, text=True, check=True).stdout
+    """(loop, loop_end) of the recorded workload's ELF, from its symbol table. A sampled IP is
+    in the loop if loop <= ip <= loop_end: an overflow on the loop's last instruction (the
+    50th sample of loop-5m exactly) is taken with the pc at loop_end, natively too."""
+    out = subprocess.run([NM, workload_elf(build)], capture_output=True, text=True,
+                         check=True).stdout
     syms = {}
     for line in out.splitlines():
         parts = line.split()
@@ -71,10 +80,26 @@ def loop_range(build):
     return syms["loop"], syms["loop_end"]
 
 
+def workload_elf(build):
+    return os.path.join(build, "linux", "workloads", RECORD_WORKLOAD + ".elf")
+
+
+def map_base(build):
+    """perf report prints an unresolved IP relative to its mapping: ip - (vaddr - offset) of
+    the workload's first LOAD segment."""
+    out = subprocess.run([READELF, "-lW", workload_elf(build)], capture_output=True, text=True,
+                         check=True).stdout
+    for line in out.splitlines():
+        f = line.split()
+        if f and f[0] == "LOAD":
+            return int(f[2], 16) - int(f[1], 16)
+    return 0
+
+
 # ---------------------------------------------------------------- parsing guest output
 def parse(lines):
     """Console lines of one Linux guest (prefix removed) -> dict of what perf printed."""
-    info = {"sections": {}, "stat": {}, "ips": [], "done": None, "init": None, "lines": lines,
+    info = {"sections": {}, "stat": {}, "done": None, "init": None, "lines": lines,
             "recordings": []}
     cur = None
     for ln in lines:
@@ -104,15 +129,67 @@ def parse(lines):
             m = RE_IP.match(ln)
             if m:
                 info["sections"][cur + " ips"] = info["sections"].get(cur + " ips", []) + [ln]
-    # several recordings of the same workload: judge the one with the most samples (QEMU
-    # sometimes delivers no overflow interrupt during a whole recording, natively too)
-    for title, sec in info["sections"].items():
-        if title.startswith("perf script ") and not title.endswith(" ips"):
-            ips = [int(x, 16) for x in info["sections"].get(title + " ips", [])]
-            info["recordings"].append(len(ips))
-            if len(ips) > len(info["ips"]) or not info["recordings"][:-1]:
-                info["ips"] = ips
+    info["recordings"] = recordings(info["sections"])
     return info
+
+
+def recordings(sections):
+    """Every `perf record` of the boot, in order: {title, event, samples, ips, syms, rel}.
+    samples: what perf record said it captured; ips: from the `perf script` section that
+    follows (raw IPs), else the addresses `perf report` listed (rel: relative to the mapping,
+    see map_base); syms: symbol names perf report listed instead (perf built with libelf)."""
+    out = []
+    titles = list(sections)
+    for k, title in enumerate(titles):
+        if not title.startswith("perf record ") or title.endswith(" ips"):
+            continue
+        words = title.split()
+        rec = {"title": title, "event": words[2] if len(words) > 3 else "instructions:u",
+               "workload": words[-1] if not words[-1].startswith("#") else words[-2],
+               "samples": None, "ips": None, "syms": [], "rel": False}
+        for ln in sections[title]:
+            m = RE_CAPTURED.search(ln)
+            if m:
+                rec["samples"] = int(m.group(1))
+        nxt = titles[k + 1] if k + 1 < len(titles) else ""
+        if nxt.startswith("perf script "):
+            rec["ips"] = [int(x, 16) for x in sections.get(nxt + " ips", [])]
+        elif nxt.startswith("perf report "):
+            addrs = []
+            for ln in sections[nxt]:
+                if ln.startswith("#"):
+                    continue
+                m = RE_REPORT_IP.search(ln)
+                if m and m.group(1).startswith("0x"):
+                    addrs.append(int(m.group(1), 16))
+                elif m:
+                    rec["syms"].append(m.group(1))
+            rec["ips"] = addrs
+            rec["rel"] = True
+        out.append(rec)
+    return out
+
+
+def judge_recording(rec, lo, hi, want, base=0):
+    """Problems of one recording of a user-mode event (empty list: good). base: map_base()."""
+    bad = []
+    if rec["rel"]:
+        lo, hi = lo - base, hi - base
+    n = rec["samples"]
+    if n is None:
+        bad.append("perf record printed no sample count")
+    elif not want - 1 <= n <= want + 1:
+        bad.append(f"{n} samples, want {want} +- 1")
+    outside = [ip for ip in rec["ips"] or [] if not lo <= ip <= hi]
+    if outside:
+        bad.append(f"{len(outside)} IPs outside loop..loop_end [{lo:#x}, {hi:#x}]: " +
+                   ", ".join(f"{ip:#x}" for ip in outside[:6]))
+    wrong = [s for s in rec["syms"] if s not in ("loop", "loop_end")]
+    if wrong:
+        bad.append("samples in " + ", ".join(sorted(set(wrong))[:6]))
+    if n and not rec["ips"] and not rec["syms"]:
+        bad.append("no sampled IP listed")
+    return bad
 
 
 def boot_line(info):
@@ -129,54 +206,24 @@ def summary(info):
     parts = [f"{wl} {ev} {v:,}" if isinstance(v, int) else f"{wl} {ev} {v}"
              for (wl, ev), v in sorted(info["stat"].items())]
     if info["recordings"]:
-        parts.append("record " + "/".join(str(n) for n in info["recordings"]) + " samples")
+        parts.append("record " + "/".join(f"{r['event']} {r['samples']}"
+                                          for r in info["recordings"]) + " samples")
     return "; ".join(parts) + "; " + boot_line(info)
 
 
 # ---------------------------------------------------------------- native reference
-def machine_cmd(kernel, initrd, extra, append=None):
-    """QEMU virt with -bios default: the defaults (-smp 2, -m 1G) unless extra overrides them."""
-    base = {"-M": "virt", "-cpu": "max", "-smp": "2", "-m": "1G"}
-    rest = []
-    i = 0
-    while i < len(extra):
-        a = extra[i]
-        if a in base and i + 1 < len(extra):
-            base[a] = extra[i + 1]
-            i += 2
-            continue
-        rest.append(a)
-        i += 1
-    cmd = [QEMU]
-    for k, v in base.items():
-        cmd += [k, v]
-    cmd += ["-nographic", "-bios", "default", "-kernel", kernel, "-initrd", initrd]
-    if append is not None:
-        cmd += ["-append", append]
-    return cmd + rest
-
-
 def native_cmd(build, qemu_args, bootargs):
     """QEMU command booting the guest kernel + initramfs natively, same machine shape."""
-    return machine_cmd(os.path.join(build, "linux", "Image"),
+    return qemu.machine_cmd(os.path.join(build, "linux", "Image"),
                        os.path.join(build, "linux", "initramfs.cpio"), qemu_args, bootargs)
 
 
 def run_native(build, qemu_args, bootargs, log_path=None, timeout=60):
     cmd = native_cmd(build, qemu_args, bootargs)
     t0 = time.monotonic()
-    try:
-        p = subprocess.run(cmd, capture_output=True, stdin=subprocess.DEVNULL, timeout=timeout)
-        out = p.stdout.decode("utf-8", "replace")
-    except subprocess.TimeoutExpired as e:
-        out = (e.stdout or b"").decode("utf-8", "replace") + f"\n*** TIMEOUT after {timeout} s\n"
-    wall = time.monotonic() - t0
-    lines = [ln.rstrip("\r") for ln in out.split("\n")]
-    if log_path:
-        with open(log_path, "w") as f:
-            f.write("$ " + " ".join(shlex.quote(c) for c in cmd) + "\n" + "\n".join(lines))
-    info = parse(lines)
-    info["wall"] = wall
+    r = qemu.run_process(cmd, timeout, log_path)
+    info = parse(r.lines)
+    info["wall"] = time.monotonic() - t0
     return info
 
 
@@ -231,30 +278,18 @@ def check_guest(name, info, spec, res, verbose, native=None, build=None):
                          f"({(v - want) / want * 100:+.3f} %)")
 
     if "record" in spec:
-        n = len(info["ips"])
-        rec = info["sections"].get("perf record " + RECORD_WORKLOAD)
-        if native is None or not native["recordings"]:
-            res.fail(f"{name}:linux:record-samples", "no native reference run (see the "
-                     "native log)")
-        elif rec is None:
-            res.fail(f"{name}:linux:record-samples", "the guest never ran perf record")
-        elif n >= len(native["ips"]) and n > 0:
-            res.ok(f"{name}:linux:record-samples", verbose)
-        else:
-            res.fail(f"{name}:linux:record-samples", f"{n} samples (best of "
-                     f"{len(info['recordings'])} recordings), native {len(native['ips'])} "
-                     f"on the same machine shape; perf record said: " +
-                     " / ".join(ln.strip() for ln in rec if ln.strip())[:300] + hint)
         lo, hi = loop_range(build)
-        outside = [ip for ip in info["ips"] if not lo <= ip < hi]
-        if not info["ips"]:
-            res.fail(f"{name}:linux:record-ips", "no sampled IP" + hint)
-        elif outside:
-            res.fail(f"{name}:linux:record-ips", f"{len(outside)} of {len(info['ips'])} IPs "
-                     f"outside loop..loop_end [{lo:#x}, {hi:#x}): " +
-                     ", ".join(f"{ip:#x}" for ip in outside[:8]))
-        else:
-            res.ok(f"{name}:linux:record-ips", verbose)
+        want = analytic_counts()[RECORD_WORKLOAD] // PERIOD
+        recs = [r for r in info["recordings"] if r["event"].endswith(":u")]
+        if not recs:
+            res.fail(f"{name}:linux:record", "the guest ran no perf record of a :u event" + hint)
+        for i, rec in enumerate(recs):
+            cname = f"{name}:linux:record-{i + 1}-{rec['event']}"
+            bad = judge_recording(rec, lo, hi, want, map_base(build))
+            if bad:
+                res.fail(cname, "; ".join(bad) + hint)
+            else:
+                res.ok(cname, verbose)
 
     if "fw" in spec:
         for ev in [int(x) for x in spec["fw"].split(",") if x]:

@@ -25,13 +25,12 @@ import os
 import re
 import shlex
 import struct
-import subprocess
 import sys
-import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import check_linux  # noqa: E402
+import qemu  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 QEMU = os.environ.get("QEMU", "qemu-system-riscv64")
@@ -149,51 +148,19 @@ def dts_options(dts):
 
 
 def qemu_cmd(hv, bundle, extra):
-    return check_linux.machine_cmd(hv, bundle, extra)
+    return qemu.machine_cmd(hv, bundle, extra)
 
 
 # ---------------------------------------------------------------- running
 def run_process(cmd, timeout, log_path, verbose, stop_re=None):
-    """Run cmd, collect output lines; returns (lines, rc, timed_out)."""
-    lines = []
-    with open(log_path, "w") as log:
-        log.write("$ " + " ".join(shlex.quote(c) for c in cmd) + "\n")
-        log.flush()
-        # cwd: anything a test writes (e.g. fuzzer artifacts) lands beside the logs
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL, cwd=os.path.dirname(log_path))
-        done_at = [None]
-
-        def reader():
-            for raw in iter(proc.stdout.readline, b""):
-                line = raw.decode("utf-8", "replace").rstrip("\r\n").replace("\r", "")
-                lines.append(line)
-                log.write(line + "\n")
-                if verbose:
-                    print("    | " + line, flush=True)
-                if stop_re and stop_re.search(line) and done_at[0] is None:
-                    done_at[0] = time.monotonic()
-
-        t = threading.Thread(target=reader, daemon=True)
-        t.start()
-        deadline = time.monotonic() + timeout
-        timed_out = False
-        while proc.poll() is None:
-            now = time.monotonic()
-            if now > deadline:
-                timed_out = True
-                break
-            # the final line was printed: give QEMU 5 s to power off by itself
-            if done_at[0] is not None and now > done_at[0] + 5:
-                break
-            time.sleep(0.05)
-        if proc.poll() is None:
-            proc.kill()
-        proc.wait()
-        t.join(timeout=5)
-        if timed_out:
-            log.write(f"*** TIMEOUT after {timeout:g} s: QEMU killed\n")
-    return lines, proc.returncode, timed_out
+    """Run cmd, collect output lines; returns (lines, rc, timed_out). A QEMU run that times out
+    also gets its harts' state (qemu.hart_report) appended to the lines."""
+    echo = (lambda ln: print("    | " + ln, flush=True)) if verbose else None
+    # cwd: anything a test writes (e.g. fuzzer artifacts) lands beside the logs
+    r = qemu.run_process(cmd, timeout, log_path, echo, stop_re,
+                         elf=os.path.join(REPO, "build", "pmuvisor.elf"),
+                         cwd=os.path.dirname(log_path))
+    return r.lines + [f"*** {h}" for h in r.harts], r.rc, r.timed_out
 
 
 def last_lines(lines, n=8):

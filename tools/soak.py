@@ -7,7 +7,7 @@ overflow interrupts (LCOFI) and re-arming from the handler for --minutes (defaul
 plus a probe guest that, after they stopped, checks that every hardware counter of a fresh
 vCPU is free and exact. Then compares, per vCPU:
   - the guest's own count of LCOFIs received (`soak: vcpu <n>: <k> LCOFI, ...`) with the
-    hypervisor's `pmuvisor: guest <g> vcpu <n>: <o> counter overflows, <m> LCOFI raised`:
+    hypervisor's `pmuvisor: guest <g> vcpu <n>: <o> counter overflows (<u> the platform did not flag), <m> LCOFI raised`:
     received == raised, raised <= overflows;
   - every guest's TEST lines (monotonic cycles, inhibited counter holds, exact firmware
     counter, snapshot overflow bit, counters free at the end) and its clean shutdown;
@@ -119,7 +119,7 @@ def main():
             guest_cnt[(m.group(1), int(m.group(2)))] = {"lcofi": int(m.group(3)),
                                                         "rearms": int(m.group(4)), "line": ln,
                                                         "silent": int(sw.group(1)) if sw else -1}
-        m = re.match(r"pmuvisor: guest (\S+) vcpu (\d+): (\d+) counter overflows, (\d+) LCOFI raised",
+        m = re.match(r"pmuvisor: guest (\S+) vcpu (\d+): (\d+) counter overflows \(\d+ [^)]*\), (\d+) LCOFI raised",
                      ln)
         if m:
             hv_cnt[(m.group(1), int(m.group(2)))] = (int(m.group(3)), int(m.group(4)))

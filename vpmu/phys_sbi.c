@@ -3,7 +3,27 @@
  * The real physical PMU backend: the host SBI PMU (OpenSBI) for
  * configuration, start and stop, and the counter CSRs for reads.
  *
- * OpenSBI 1.5 quirks absorbed here (see /work/shared/platform.md):
+ * QEMU 10 quirk absorbed here (target/riscv/pmu.c): riscv_pmu_setup_timer
+ * keeps a per-counter irq_overflow_left whenever a counter is written (or
+ * started) so far from its top that the deadline passes INT64_MAX ns, as
+ * for every counter Linux starts for counting (2^63 + 1), and never clears
+ * it when the counter is written again: the next timer expiry for that
+ * counter, its first overflow as a sampler, is swallowed and re-armed
+ * about a second of virtual time later. pmu_timer_trigger_irq consumes the
+ * stale value at any expiry while the counter is enabled, counting or not.
+ * So before a counter that was started far from its top starts near it,
+ * the backend starts it 256 counts below the top and spins 1024 HS-mode
+ * instructions (where it counts nothing: the timer expires within the spin,
+ * consumes the stale value, and re-arms itself every 256 ns until the
+ * stop), then starts it properly. Not closer to the top: a timer re-armed
+ * every nanosecond gives each hart's round-robin slice under -icount
+ * 1/2 instruction, rounded down to 0 for the second hart, which would
+ * never run again (seen: the hart that had to stop the counter hung).
+ * vpmu_hart.phys_far remembers the far starts per hart.
+ * (vpmu's deadline would still deliver that overflow, up to a timer tick
+ * late: the last sample of a loop would be lost.)
+ *
+ * OpenSBI 1.5 quirks absorbed here:
  * - the fixed counters 0 and 2 run from boot, so after config_matching they
  *   are "already started": config stops them, start retries after a stop;
  * - config_matching is never given AUTO_START, CLEAR_VALUE or SKIP_MATCH:
@@ -11,8 +31,13 @@
  *   fixed counters' filter programming (mcyclecfg/minstretcfg).
  */
 #include "sbi_call.h"
+#include "cpu.h"
 #include "csr.h"
+#include "vpmu.h"
+#include "vpmu_host.h"
 #include "vpmu_phys.h"
+
+#define FIRST_PROG_CTR 3
 
 #define HOST_CFG_FILTERS 0xf8UL /* VUINH..MINH */
 #define HCOUNTEREN_TM	 (1UL << 1)
@@ -59,10 +84,51 @@ struct sbi_ret vpmu_phys_config(unsigned int idx, unsigned long host_flags, unsi
 	return r;
 }
 
+/* Far from the top: QEMU arms its overflow timer beyond INT64_MAX ns (2^63 + 1 included) */
+#define FAR_FROM_TOP(v) ((v) == 0 || -(v) > (1ULL << 62))
+
+static struct vpmu_hart *far_table(void)
+{
+	struct vpmu_hart *h = vpmu_host_hart();
+
+	if (!h->phys_init) { /* the firmware and the boot probes started every counter far */
+		h->phys_far = ~0U;
+		h->phys_init = true;
+	}
+	return h;
+}
+
+/* Counter idx is stopped and about to start near its top: consume a stale irq_overflow_left */
+#define CONSUME_COUNTS 256
+static void consume_stale_deadline(unsigned int idx)
+{
+	pmu_call(SBI_EXT_PMU_COUNTER_START, idx, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE,
+		 -(uint64_t)CONSUME_COUNTS, 0);
+	cpu_spin(2UL * CONSUME_COUNTS); /* 4 x its distance to the top, in instructions */
+	pmu_call(SBI_EXT_PMU_COUNTER_STOP, idx, 1, 0, 0, 0);
+}
+
+static void note_start(unsigned int idx, uint64_t value)
+{
+	struct vpmu_hart *h = far_table();
+
+	if (idx < FIRST_PROG_CTR || idx >= 32)
+		return;
+	if (FAR_FROM_TOP(value)) {
+		h->phys_far |= 1U << idx;
+	} else if ((h->phys_far >> idx) & 1) {
+		consume_stale_deadline(idx);
+		h->phys_far &= ~(1U << idx);
+	}
+}
+
 long vpmu_phys_start(unsigned int idx, uint64_t value)
 {
-	struct sbi_ret r = pmu_call(SBI_EXT_PMU_COUNTER_START, idx, 1,
-				    SBI_PMU_START_FLAG_SET_INIT_VALUE, value, 0);
+	struct sbi_ret r;
+
+	note_start(idx, value);
+	r = pmu_call(SBI_EXT_PMU_COUNTER_START, idx, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, value,
+		     0);
 
 	if (r.error == SBI_ERR_ALREADY_STARTED) {
 		pmu_call(SBI_EXT_PMU_COUNTER_STOP, idx, 1, 0, 0, 0);
@@ -85,6 +151,9 @@ long vpmu_phys_stop_mask(uint32_t mask)
 
 long vpmu_phys_start_mask(uint32_t mask)
 {
+	for (unsigned int i = FIRST_PROG_CTR; i < 32; i++)
+		if ((mask >> i) & 1)
+			note_start(i, vpmu_phys_read(i)); /* they continue from their values */
 	return pmu_call(SBI_EXT_PMU_COUNTER_START, 0, mask, 0, 0, 0).error;
 }
 
@@ -175,6 +244,42 @@ bool vpmu_phys_irq_pending(void)
 void vpmu_phys_irq_clear(void)
 {
 	csr_clear(CSR_SIP, SIP_LCOFIP);
+}
+
+/* One event counted in HS-mode on counter idx over ~200 timer ticks: counts per tick */
+static unsigned long rate_of(unsigned int idx, unsigned long event_idx)
+{
+	struct sbi_ret r =
+		pmu_call(SBI_EXT_PMU_COUNTER_CFG_MATCH, idx, 1, PROBE_FLAGS, event_idx, 0);
+	unsigned long t0, t1, rate = 0;
+	uint64_t c0, c1;
+
+	if (r.error)
+		return 0;
+	if (r.value == idx && !vpmu_phys_start(idx, 0)) {
+		t0 = csr_read(CSR_TIME);
+		c0 = vpmu_phys_read(idx);
+		do
+			t1 = csr_read(CSR_TIME);
+		while (t1 - t0 < 200);
+		c1 = vpmu_phys_read(idx);
+		rate = (unsigned long)((c1 - c0 + (t1 - t0) / 2) / (t1 - t0));
+	}
+	if (r.value > 2)
+		vpmu_phys_stop((unsigned int)r.value, 1);
+	return rate;
+}
+
+unsigned long vpmu_phys_counts_per_tick(void)
+{
+	unsigned long cyc = rate_of(3, 1), ins = rate_of(3, 2);
+
+	return cyc > ins ? cyc : ins;
+}
+
+void vpmu_phys_spin(unsigned long iters)
+{
+	cpu_spin(iters);
 }
 
 int vpmu_phys_event_counts(unsigned int idx, unsigned long event_idx)

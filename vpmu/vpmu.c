@@ -29,31 +29,58 @@
 
 #define FW_CTR_INFO    (SBI_PMU_CTR_INFO_FW | (63UL << 12)) /* 64 bits, CSR 0 */
 #define RAW_DATA_BITS  48
-#define RAW2_DATA_BITS 58
+#define RAW2_DATA_BITS 56 /* SBI v3.0: raw event v2 data is event_data[55:0] */
 #define FILTER_FLAGS                                                                               \
 	(SBI_PMU_CFG_FLAG_SET_VUINH | SBI_PMU_CFG_FLAG_SET_VSINH | SBI_PMU_CFG_FLAG_SET_UINH |     \
 	 SBI_PMU_CFG_FLAG_SET_SINH | SBI_PMU_CFG_FLAG_SET_MINH)
 
 /*
- * Host acceptance cache for general (key = code 1..10) and cache events
- * (key = 11 + code, code <= 6 << 3 | 2 << 1 | 1): bit p of ok/bad = the host
- * accepted/refused the event on physical counter p. Raw events (event_data
- * dependent) are not cached.
+ * What the host can count where, probed once at boot for general (key =
+ * code 1..10) and cache events (key = 11 + code, code <= 6 << 3 | 2 << 1 |
+ * 1): bit p of can[key] = the host configures the event on physical counter
+ * p. It never changes afterwards, so no answer depends on what other
+ * guests happen to use. Raw events (event_data dependent) are asked live.
  */
 #define EV_KEYS 65
+/* Counters further than this from wrapping need no deadline */
+#define FAR_COUNTS (1ULL << 48)
+/*
+ * The deadline is a fallback for overflows the platform does not signal:
+ * never sooner than this many timer ticks (a trap costs several), and
+ * twice as late each time it finds nothing, up to the maximum (a counter
+ * that does not advance, e.g. a second counter of one event on QEMU, or a
+ * guest staying in a filtered mode, must not cost a trap every tick).
+ */
+#define DEADLINE_MIN_TICKS 32
+#define DEADLINE_MAX_TICKS (1UL << 17)
 
 static struct {
 	bool available;
+	bool sscofpmf;	     /* the host has counter overflow (OF bits, LCOFI) */
 	unsigned int num_hw; /* H */
 	uint32_t hw_valid;
 	unsigned long hw_info[VPMU_MAX_HW];
-	bool prog_counts[2];  /* [0] cycles, [1] instret on programmable counters */
-	bool event_exclusive; /* the host counts an event on one counter per hart only */
-	uint32_t ev_ok[EV_KEYS];
-	uint32_t ev_bad[EV_KEYS];
+	bool prog_counts[2];	       /* [0] cycles, [1] instret on programmable counters */
+	bool event_exclusive;	       /* the host counts an event on one counter per hart only */
+	bool other_harts;	       /* counters are charged with other harts' instructions */
+	unsigned long counts_per_tick; /* the fastest a counter advances per timer tick */
+	uint32_t can[EV_KEYS];
 } layout;
 
 /* ---------------------------------------------------------------- helpers */
+
+/*
+ * A guest-chosen index that passed a bounds check, clamped again without a
+ * branch (idx if idx < size, else 0), so that a mispredicted check cannot
+ * steer a speculative access past the array (as Linux's array_index_nospec).
+ */
+static unsigned long nospec(unsigned long idx, unsigned long size)
+{
+	unsigned long mask = ~(idx | (size - 1 - idx));
+
+	mask = 0UL - (mask >> (sizeof(long) * 8 - 1)); /* all ones iff bit 63 was set */
+	return idx & mask;
+}
 
 static const struct vpmu_policy no_policy;
 
@@ -132,19 +159,14 @@ static uint64_t width_mask(unsigned long idx)
 
 	if (!is_hw(idx))
 		return ~0ULL;
-	bits = SBI_PMU_CTR_INFO_WIDTH(layout.hw_info[idx]) + 1;
+	bits = SBI_PMU_CTR_INFO_WIDTH(layout.hw_info[nospec(idx, VPMU_MAX_HW)]) + 1;
 	return bits >= 64 ? ~0ULL : (1ULL << bits) - 1;
 }
 
-static void cache_mark(uint32_t *set, int key, unsigned int p)
+/* Could the host count the event on physical counter p? Raw events: maybe (ask it) */
+static bool host_can(int key, unsigned int p)
 {
-	if (key >= 0 && p < 32)
-		__atomic_fetch_or(&set[key], 1U << p, __ATOMIC_RELAXED);
-}
-
-static bool cache_has(const uint32_t *set, int key, unsigned int p)
-{
-	return key >= 0 && p < 32 && ((__atomic_load_n(&set[key], __ATOMIC_RELAXED) >> p) & 1);
+	return key < 0 || (p < 32 && ((layout.can[key] >> p) & 1));
 }
 
 /* Host filter flags for a guest counter: guest S/U are the host's VS/VU */
@@ -225,43 +247,55 @@ static int classify(unsigned long event_idx, uint64_t data, int *key)
 			return EVK_BAD;
 		return (data >> RAW2_DATA_BITS) ? EVK_UNSUPPORTED : EVK_HW;
 	case SBI_PMU_EVENT_TYPE_FW:
-		/* pmuvisor has no SBI_PMU_FW_PLATFORM nor implementation events */
-		if (code >= SBI_PMU_FW_MAX || data)
+		/*
+		 * Only the events the hypervisor counts (misaligned and access
+		 * faults go to the guest without it; the guest has no HFENCE);
+		 * no SBI_PMU_FW_PLATFORM nor implementation events.
+		 */
+		if (code >= SBI_PMU_FW_MAX || data || !((vpmu_host_fw_events() >> code) & 1))
 			return EVK_UNSUPPORTED;
 		return EVK_FW;
 	default:
-		return EVK_BAD;
+		return EVK_UNSUPPORTED; /* a type the spec reserves: nothing counts it */
 	}
 }
 
 /*
- * Hardware counters that may count event_idx, in preference order. Other
- * events never go to the fixed counters. instret: programmable counters
- * first (they can overflow, for sampling), then counter 2. cycles: counter
- * 0 first (QEMU 10 counts guest cycles exactly only there), then the
- * programmable counters if the boot probe saw them count cycles.
+ * Hardware counters that may count event_idx for v, in preference order.
+ * Only cycles and instret may use a fixed counter (0 and 2), and they come
+ * last: programmable counters have an overflow interrupt, so events there
+ * can be sampled (OpenSBI places them the same way). On hosts that count
+ * an event on one programmable counter per hart only (QEMU), a second
+ * counter of the same event would read 0 there: then the fixed counter
+ * comes first.
  */
-static unsigned int hw_candidates(unsigned long event_idx, unsigned int out[VPMU_MAX_HW])
+static unsigned int hw_candidates(const struct vpmu *v, unsigned long event_idx,
+				  unsigned int out[VPMU_MAX_HW])
 {
 	int fixed = event_idx == EV_CYCLES ? 0 : event_idx == EV_INSTRET ? CTR_INSTRET : -1;
 	bool prog = fixed < 0 || layout.prog_counts[fixed == CTR_INSTRET];
+	bool fixed_first = false;
 	unsigned int i, n = 0;
 
-	if (fixed == 0 && is_hw(0))
-		out[n++] = 0;
+	if (fixed >= 0 && layout.event_exclusive)
+		for (i = FIRST_PROG; i < layout.num_hw && !fixed_first; i++)
+			fixed_first = v->ctr[i].state != VPMU_CTR_UNCONFIGURED &&
+				      v->ctr[i].event_idx == event_idx;
+	if (fixed >= 0 && (fixed_first || !prog) && is_hw((unsigned long)fixed))
+		out[n++] = (unsigned int)fixed;
 	if (prog) {
 		for (i = FIRST_PROG; i < layout.num_hw; i++)
 			if (is_hw(i))
 				out[n++] = i;
 	}
-	if (fixed == CTR_INSTRET && is_hw(CTR_INSTRET))
-		out[n++] = CTR_INSTRET;
+	if (fixed >= 0 && prog && !fixed_first && is_hw((unsigned long)fixed))
+		out[n++] = (unsigned int)fixed;
 	return n;
 }
 
-static bool hw_candidate(unsigned long event_idx, unsigned int idx)
+static bool hw_candidate(const struct vpmu *v, unsigned long event_idx, unsigned int idx)
 {
-	unsigned int c[VPMU_MAX_HW], n = hw_candidates(event_idx, c), i;
+	unsigned int c[VPMU_MAX_HW], n = hw_candidates(v, event_idx, c), i;
 
 	for (i = 0; i < n; i++)
 		if (c[i] == idx)
@@ -271,6 +305,84 @@ static bool hw_candidate(unsigned long event_idx, unsigned int idx)
 
 /* ---------------------------------------------------- physical counters */
 
+/* Counter i of v is configured on the physical counter of the hart we run on */
+static bool on_this_hart(const struct vpmu *v, unsigned int i)
+{
+	const struct vpmu_ctr *c = &v->ctr[i];
+
+	return c->phys >= 0 && v->resident && v->resident == vpmu_host_hart() &&
+	       v->resident->owner[c->phys] == v;
+}
+
+/* A started hardware counter of the loaded vCPU, counting on its physical counter now */
+static bool running_here(const struct vpmu *v, unsigned int i)
+{
+	const struct vpmu_ctr *c = &v->ctr[i];
+
+	return v->loaded && c->state == VPMU_CTR_STARTED && c->synced && on_this_hart(v, i);
+}
+
+/*
+ * The one place where an overflow is recorded: once per wrap, until the
+ * guest starts the counter again, and the guest's LCOFI goes with it.
+ * Without Sscofpmf on the host there is no overflow for guests at all.
+ */
+static void record_overflow(struct vpmu *v, unsigned int i)
+{
+	if (!layout.sscofpmf || ((v->overflow >> i) & 1))
+		return;
+	v->overflow |= 1ULL << i;
+	v->nr_overflows++;
+	if (i < FIRST_PROG || !((vpmu_phys_overflowed() >> i) & 1))
+		v->nr_unsignalled++; /* the platform did not flag it (yet); phys == i */
+	vpmu_host_raise_lcofi(v);
+}
+
+/*
+ * Wraps of the running counters: a value below the one the counter was
+ * started (or resumed) from. The platform's OF bits are not needed: QEMU
+ * sets them late or never in some cases (docs/vpmu.md).
+ */
+static void scan_overflows(struct vpmu *v)
+{
+	unsigned int i;
+
+	if (!layout.sscofpmf)
+		return;
+	for_each_bit(i, v->started_hw) if (!((v->overflow >> i) & 1) && running_here(v, i) &&
+					   (vpmu_phys_read((unsigned int)v->ctr[i].phys) &
+					    width_mask(i)) < v->ctr[i].value) record_overflow(v, i);
+}
+
+/*
+ * When must the hart look again? A counter advances at most
+ * layout.counts_per_tick per timer tick, so none of them can wrap before
+ * v->deadline. The core arms the hart's timer for it.
+ */
+static void update_deadline(struct vpmu *v)
+{
+	uint64_t best = UINT64_MAX, now = vpmu_host_now();
+	unsigned int i;
+
+	for_each_bit(i, v->started_hw)
+	{
+		uint64_t left, wait;
+
+		if (!layout.sscofpmf || ((v->overflow >> i) & 1) || !running_here(v, i))
+			continue;
+		left = width_mask(i) -
+		       (vpmu_phys_read((unsigned int)v->ctr[i].phys) & width_mask(i));
+		if (left >= FAR_COUNTS)
+			continue;
+		wait = left / layout.counts_per_tick + 1;
+		if (wait < v->backoff)
+			wait = v->backoff;
+		if (now + wait < best)
+			best = now + wait;
+	}
+	v->deadline = best;
+}
+
 /*
  * Before the host starts a counter: an LCOFI still pending would make
  * OpenSBI leave the counter's overflow flag set, and it would never
@@ -278,27 +390,17 @@ static bool hw_candidate(unsigned long event_idx, unsigned int idx)
  */
 static void phys_prepare_start(struct vpmu *v)
 {
-	if (!vpmu_phys_irq_pending())
-		return;
-	vpmu_overflow_check(v);
-	vpmu_phys_irq_clear();
+	if (layout.sscofpmf && vpmu_phys_irq_pending())
+		vpmu_overflow_irq(v);
 }
 
-/*
- * Save a stopped counter's value. The value it ran from is still in
- * c->value: a smaller one means it wrapped. Hardware flags that in
- * mhpmevent.OF; QEMU without -icount raises it late from a timer and drops
- * it once the counter is stopped, so record the overflow here too.
- */
+/* Save a stopped counter's value; a value below the one it ran from means it wrapped */
 static void save_value(struct vpmu *v, unsigned int i, uint64_t now)
 {
 	struct vpmu_ctr *c = &v->ctr[i];
 
-	if (now < c->value && !((v->overflow >> i) & 1)) {
-		v->overflow |= 1ULL << i;
-		v->irq_pending = true;
-		v->nr_overflows++;
-	}
+	if (now < c->value)
+		record_overflow(v, i);
 	c->value = now;
 }
 
@@ -309,13 +411,11 @@ static void phys_release(struct vpmu_hart *h, unsigned int p)
 	h->owner[p] = NULL;
 }
 
-/* Counter i of v is configured on the physical counter of the hart we run on */
-static bool on_this_hart(const struct vpmu *v, unsigned int i)
+/* Physical counter q of hart h holds one of v's configured counters (not a stale entry) */
+static bool owns_live(const struct vpmu *v, const struct vpmu_hart *h, unsigned int q)
 {
-	const struct vpmu_ctr *c = &v->ctr[i];
-
-	return c->phys >= 0 && v->resident && v->resident == vpmu_host_hart() &&
-	       v->resident->owner[c->phys] == v;
+	return h->owner[q] == v && v->resident == h && v->ctr[q].phys == (int)q &&
+	       v->ctr[q].state != VPMU_CTR_UNCONFIGURED;
 }
 
 /*
@@ -333,14 +433,14 @@ static void phys_undo(struct vpmu *v, unsigned long q)
 	if (q >= VPMU_MAX_HW)
 		return;
 	c = &v->ctr[q];
-	if (!v->loaded || !on_this_hart(v, (unsigned int)q) || c->phys != (int)q) {
+	if (!v->loaded || !owns_live(v, h, (unsigned int)q)) {
 		phys_release(h, (unsigned int)q);
 		return;
 	}
 	run = c->state == VPMU_CTR_STARTED;
 	if (run) {
 		vpmu_phys_stop((unsigned int)q, 0);
-		c->value = vpmu_phys_read((unsigned int)q) & width_mask(q);
+		save_value(v, (unsigned int)q, vpmu_phys_read((unsigned int)q) & width_mask(q));
 	}
 	vpmu_phys_config((unsigned int)q, host_flags(c->flags), c->event_idx, c->event_data);
 	if (run) {
@@ -350,8 +450,11 @@ static void phys_undo(struct vpmu *v, unsigned long q)
 }
 
 /*
- * Configure an event on physical counter p exactly; true on success. A
- * stopped configuration another vCPU left there is evicted first.
+ * Configure an event on physical counter p of this hart exactly; true on
+ * success. Whatever is configured there is evicted first: another vCPU's
+ * stopped configuration, or a stale one of v's own (left on this hart
+ * before a migration or a reset elsewhere). A refusal is never remembered:
+ * it may only mean that p was busy.
  */
 static bool phys_try_config(struct vpmu *v, unsigned int p, unsigned long guest_flags,
 			    unsigned long event_idx, uint64_t data, int key)
@@ -359,22 +462,22 @@ static bool phys_try_config(struct vpmu *v, unsigned int p, unsigned long guest_
 	struct vpmu_hart *h = v->resident;
 	struct sbi_ret r;
 
-	if (cache_has(layout.ev_bad, key, p))
-		return false;
-	if (h->owner[p] && h->owner[p] != v)
+	if (h->owner[p])
 		phys_release(h, p);
+	if (!host_can(key, p))
+		return false;
 	/*
-	 * QEMU counts an event on one programmable counter per hart only: a
-	 * stopped configuration another vCPU left with the same event would
-	 * leave ours at zero. Hardware with no such limit loses nothing.
+	 * QEMU counts an event on one programmable counter per hart only: any
+	 * other configuration with the same event (a stopped one of another
+	 * vCPU, a stale one of ours) would leave ours at zero. v's own live
+	 * counters stay: the guest asked for the event twice, as on hardware.
 	 */
 	for (unsigned int q = FIRST_PROG; layout.event_exclusive && q < layout.num_hw; q++)
-		if (q != p && h->owner[q] && h->owner[q] != v && h->event_idx[q] == event_idx &&
+		if (q != p && h->owner[q] && !owns_live(v, h, q) && h->event_idx[q] == event_idx &&
 		    h->event_data[q] == data)
 			phys_release(h, q);
 	r = vpmu_phys_config(p, host_flags(guest_flags), event_idx, data);
 	if (r.error == SBI_SUCCESS && r.value == p) {
-		cache_mark(layout.ev_ok, key, p);
 		h->owner[p] = v;
 		h->event_idx[p] = (uint32_t)event_idx;
 		h->event_data[p] = data;
@@ -382,7 +485,6 @@ static bool phys_try_config(struct vpmu *v, unsigned int p, unsigned long guest_
 	}
 	if (r.error == SBI_SUCCESS)
 		phys_undo(v, r.value);
-	cache_mark(layout.ev_bad, key, p);
 	return false;
 }
 
@@ -409,18 +511,23 @@ static void phys_unload_ctr(struct vpmu *v, unsigned int i)
 	struct vpmu_ctr *c = &v->ctr[i];
 
 	if (on_this_hart(v, i)) {
+		if (c->state == VPMU_CTR_STARTED && v->loaded && c->synced) {
+			vpmu_phys_stop((unsigned int)c->phys, 0);
+			save_value(v, i, vpmu_phys_read((unsigned int)c->phys) & width_mask(i));
+		}
 		phys_release(v->resident, (unsigned int)c->phys);
-		if (c->state == VPMU_CTR_STARTED && v->loaded)
-			c->value = vpmu_phys_read((unsigned int)c->phys) & width_mask(i);
 	}
 	c->phys = -1;
 	c->synced = 0;
 }
 
-static void sync_counteren(struct vpmu *v)
+/* After every change of what runs: the hcounteren bits and the next deadline */
+static void sync_hw(struct vpmu *v)
 {
-	if (v->loaded)
-		vpmu_phys_set_counteren(vpmu_hcounteren(v));
+	if (!v->loaded)
+		return;
+	vpmu_phys_set_counteren(vpmu_hcounteren(v));
+	update_deadline(v);
 }
 
 /* ------------------------------------------------------- state machine */
@@ -447,7 +554,7 @@ struct op_args {
  */
 static long ctr_transition(struct vpmu *v, unsigned int i, enum vpmu_op op, const struct op_args *a)
 {
-	struct vpmu_ctr *c = &v->ctr[i];
+	struct vpmu_ctr *c = &v->ctr[nospec(i, VPMU_MAX_COUNTERS)];
 	bool hw = is_hw(i);
 
 	switch (op) {
@@ -471,6 +578,7 @@ static long ctr_transition(struct vpmu *v, unsigned int i, enum vpmu_op op, cons
 		c->event_data = a->event_data;
 		c->flags = a->flags & FILTER_FLAGS;
 		c->state = VPMU_CTR_CONFIGURED;
+		v->overflow &= ~(1ULL << i); /* a new event has not overflowed */
 		return SBI_SUCCESS;
 
 	case OP_START:
@@ -480,23 +588,33 @@ static long ctr_transition(struct vpmu *v, unsigned int i, enum vpmu_op op, cons
 			return SBI_ERR_ALREADY_STARTED;
 		if (a && a->set_value)
 			c->value = a->value & width_mask(i);
-		if (hw && c->phys >= 0) {
+		if (hw && c->phys >= 0 && v->loaded) {
+			vpmu_host_counting_starts(v);
 			phys_prepare_start(v);
 			c->synced = vpmu_phys_start((unsigned int)c->phys, c->value) == SBI_SUCCESS;
+		} else if (hw) {
+			c->synced = 0; /* not loaded: started from its value at the next load */
 		}
 		v->overflow &= ~(1ULL << i);
 		c->state = VPMU_CTR_STARTED;
+		if (hw) {
+			v->started_hw |= 1U << i;
+			v->backoff = DEADLINE_MIN_TICKS;
+		}
 		return SBI_SUCCESS;
 
 	case OP_STOP:
 		if (c->state != VPMU_CTR_STARTED)
 			return SBI_ERR_ALREADY_STOPPED;
-		if (hw && c->phys >= 0) {
+		if (hw && c->phys >= 0 && c->synced && v->loaded) {
 			vpmu_phys_stop((unsigned int)c->phys, 0);
 			save_value(v, i, vpmu_phys_read((unsigned int)c->phys) & width_mask(i));
-			c->synced = 1;
 		}
+		if (hw && c->phys >= 0)
+			c->synced = 1;
 		c->state = VPMU_CTR_CONFIGURED;
+		if (hw)
+			v->started_hw &= ~(1U << i);
 		return SBI_SUCCESS;
 
 	case OP_RESET:
@@ -506,6 +624,9 @@ static long ctr_transition(struct vpmu *v, unsigned int i, enum vpmu_op op, cons
 		c->event_idx = 0;
 		c->event_data = 0;
 		c->flags = 0;
+		if (hw)
+			v->started_hw &= ~(1U << i);
+		v->overflow &= ~(1ULL << i);
 		return SBI_SUCCESS;
 	}
 	return SBI_ERR_FAILED;
@@ -513,10 +634,69 @@ static long ctr_transition(struct vpmu *v, unsigned int i, enum vpmu_op op, cons
 
 /* -------------------------------------------------------------- global */
 
+/* The event of a capability key, or 0 for keys that name no valid event */
+static unsigned long key_event(unsigned int key)
+{
+	unsigned int code = key - 11;
+
+	if (key >= SBI_PMU_HW_CPU_CYCLES && key <= SBI_PMU_HW_REF_CPU_CYCLES)
+		return EVENT_IDX(SBI_PMU_EVENT_TYPE_HW, key);
+	if (key >= 11 && (code >> 3) <= 6 && ((code >> 1) & 3) <= 2)
+		return EVENT_IDX(SBI_PMU_EVENT_TYPE_CACHE, code);
+	return 0;
+}
+
+/*
+ * Ask the host, counter by counter, where it can count each general and
+ * cache event. Every programmable counter ends up released (mhpmevent 0,
+ * so no stale overflow flag either), whatever the firmware left there.
+ */
+static void probe_capabilities(void)
+{
+	for (unsigned int key = 0; key < EV_KEYS; key++) {
+		unsigned long ev = key_event(key);
+
+		for (unsigned int p = 0; ev && p < layout.num_hw; p++) {
+			struct sbi_ret r;
+
+			if (!is_hw(p))
+				continue;
+			r = vpmu_phys_config(p, host_flags(0), ev, 0);
+			if (r.error)
+				continue;
+			if (r.value == p)
+				layout.can[key] |= 1U << p;
+			vpmu_phys_stop((unsigned int)r.value, 1);
+		}
+	}
+	vpmu_hart_init();
+}
+
+/*
+ * Every hart, once: release every programmable counter. OpenSBI leaves
+ * them with mhpmevent.OF set; released, they all read 0 in scountovf, so
+ * what a guest sees there never depends on other guests (docs/vpmu.md).
+ */
+void vpmu_hart_init(void)
+{
+	for (unsigned int p = FIRST_PROG; layout.available && p < layout.num_hw; p++)
+		if (is_hw(p) && !vpmu_phys_config(p, host_flags(0), EV_INSTRET, 0).error)
+			vpmu_phys_stop(p, 1);
+}
+
+/* First programmable counter the host puts ev on, or 0 */
+static unsigned int first_prog_for(unsigned int key)
+{
+	for (unsigned int p = FIRST_PROG; p < layout.num_hw; p++)
+		if ((layout.can[key] >> p) & 1)
+			return p;
+	return 0;
+}
+
 void vpmu_global_init(void)
 {
 	unsigned long n, i;
-	unsigned int c[VPMU_MAX_HW], k, j;
+	unsigned int k, p;
 
 	__builtin_memset(&layout, 0, sizeof(layout));
 	if (!vpmu_phys_available()) {
@@ -537,37 +717,94 @@ void vpmu_global_init(void)
 	if (layout.num_hw < FIRST_PROG)
 		layout.num_hw = FIRST_PROG;
 	layout.available = true;
+	layout.sscofpmf = vpmu_host_has_sscofpmf();
+	probe_capabilities();
 
-	/* Can programmable counters count cycles / instret? Probe one each. */
+	/* Do programmable counters count cycles / instret? Probe one each. */
 	for (k = 0; k < 2; k++) {
-		unsigned long ev = k ? EV_INSTRET : EV_CYCLES;
-
-		layout.prog_counts[k] = true; /* so hw_candidates lists them */
-		n = hw_candidates(ev, c);
-		layout.prog_counts[k] = false;
-		for (j = 0; j < n; j++) {
-			int r;
-
-			if (c[j] < FIRST_PROG)
-				continue;
-			r = vpmu_phys_event_counts(c[j], ev);
-			if (r >= 0) {
-				layout.prog_counts[k] = r > 0;
-				break;
-			}
-		}
+		p = first_prog_for(k ? SBI_PMU_HW_INSTRUCTIONS : SBI_PMU_HW_CPU_CYCLES);
+		layout.prog_counts[k] =
+			p && vpmu_phys_event_counts(p, k ? EV_INSTRET : EV_CYCLES) > 0;
 	}
 	/* Two programmable counters with instret: do both count? */
-	for (j = FIRST_PROG; j + 1 < layout.num_hw; j++)
-		if (is_hw(j) && is_hw(j + 1)) {
-			layout.event_exclusive = vpmu_phys_event_shared(j, j + 1, EV_INSTRET) == 0;
+	for (p = FIRST_PROG; p + 1 < layout.num_hw; p++)
+		if (is_hw(p) && is_hw(p + 1)) {
+			layout.event_exclusive = vpmu_phys_event_shared(p, p + 1, EV_INSTRET) == 0;
 			break;
 		}
-	hv_printf("vpmu: %u hardware counters (mask 0x%x), %u firmware, cycles %s, instret %s%s\n",
+	layout.counts_per_tick = vpmu_phys_counts_per_tick();
+	if (!layout.counts_per_tick)
+		layout.counts_per_tick = 1;
+	hv_printf("vpmu: %u hardware counters (mask 0x%x), %u firmware, cycles %s, instret %s%s, "
+		  "%lu counts per timer tick at most%s\n",
 		  layout.num_hw, layout.hw_valid, VPMU_NUM_FW,
 		  layout.prog_counts[0] ? "any" : "fixed only",
 		  layout.prog_counts[1] ? "any" : "fixed only",
-		  layout.event_exclusive ? ", one counter per event" : "");
+		  layout.event_exclusive ? ", one counter per event" : "", layout.counts_per_tick,
+		  layout.sscofpmf ? "" : ", no overflow (no Sscofpmf)");
+}
+
+/*
+ * Count, on this hart, instructions of a spin loop of iters iterations (2
+ * instructions each), or what another hart executes while this one sleeps
+ * (other != 0): with HS-mode-only filters, so nothing but this hart's own
+ * HS work should count.
+ */
+#define PROBE_ITERS 50000
+static uint64_t probe_count(unsigned int p, unsigned long iters, bool other, bool *ok)
+{
+	unsigned long hs_only = SBI_PMU_CFG_FLAG_SET_UINH | SBI_PMU_CFG_FLAG_SET_VSINH |
+				SBI_PMU_CFG_FLAG_SET_VUINH | SBI_PMU_CFG_FLAG_SET_MINH;
+	struct sbi_ret r = vpmu_phys_config(p, hs_only, EV_INSTRET, 0);
+	uint64_t before, after;
+
+	*ok = false;
+	if (r.error || r.value != p) {
+		if (!r.error)
+			vpmu_phys_stop((unsigned int)r.value, 1);
+		return 0;
+	}
+	if (vpmu_phys_start(p, 0) == SBI_SUCCESS) {
+		before = vpmu_phys_read(p);
+		if (other)
+			*ok = vpmu_host_busy_other_hart(iters);
+		else {
+			vpmu_phys_spin(iters);
+			*ok = true;
+		}
+		after = vpmu_phys_read(p);
+	} else {
+		before = after = 0;
+	}
+	vpmu_phys_stop(p, 1);
+	return after - before;
+}
+
+void vpmu_probe_other_harts(void)
+{
+	unsigned int p = first_prog_for(SBI_PMU_HW_INSTRUCTIONS);
+	uint64_t one, two, other;
+	bool ok1, ok2, ok3;
+
+	if (!layout.available || !p || !layout.prog_counts[1])
+		return;
+	/* Does this hart count instructions exactly (QEMU -icount), not time? */
+	one = probe_count(p, PROBE_ITERS, false, &ok1);
+	two = probe_count(p, 2UL * PROBE_ITERS, false, &ok2);
+	/* And does it count what another hart runs while it sleeps? */
+	other = probe_count(p, PROBE_ITERS, true, &ok3);
+	layout.other_harts = ok1 && ok2 && ok3 && two - one >= 2UL * PROBE_ITERS - 16 &&
+			     two - one <= 2UL * PROBE_ITERS + 16 && other >= PROBE_ITERS;
+	hv_printf("vpmu: counters count %s; a sleeping hart counted %lu of another hart's "
+		  "%lu instructions%s\n",
+		  ok1 && ok2 && two - one == 2UL * PROBE_ITERS ? "instructions exactly" : "time",
+		  (unsigned long)other, 2UL * PROBE_ITERS,
+		  layout.other_harts ? ": vCPUs with running counters run alone" : "");
+}
+
+bool vpmu_counts_other_harts(void)
+{
+	return layout.other_harts;
 }
 
 bool vpmu_available(void)
@@ -603,6 +840,8 @@ void vpmu_vcpu_init(struct vpmu *v)
 
 	__builtin_memset(v, 0, sizeof(*v));
 	v->policy = &no_policy;
+	v->deadline = UINT64_MAX;
+	v->backoff = DEADLINE_MIN_TICKS;
 	for (i = 0; i < VPMU_MAX_COUNTERS; i++)
 		v->ctr[i].phys = -1;
 }
@@ -614,7 +853,7 @@ void vpmu_vcpu_set_policy(struct vpmu *v, const struct vpmu_policy *p)
 
 void vpmu_vcpu_reset(struct vpmu *v)
 {
-	unsigned long nr_overflows = v->nr_overflows;
+	unsigned long nr_overflows = v->nr_overflows, nr_unsignalled = v->nr_unsignalled;
 	const struct vpmu_policy *policy = v->policy;
 	bool loaded = v->loaded;
 	unsigned int i;
@@ -623,11 +862,12 @@ void vpmu_vcpu_reset(struct vpmu *v)
 		ctr_transition(v, i, OP_RESET, NULL);
 	vpmu_vcpu_init(v);
 	v->nr_overflows = nr_overflows; /* statistics outlive a reset */
+	v->nr_unsignalled = nr_unsignalled;
 	v->policy = policy;
 	v->loaded = loaded;
 	if (loaded)
 		v->resident = vpmu_host_hart();
-	sync_counteren(v);
+	sync_hw(v);
 }
 
 /*
@@ -638,25 +878,35 @@ void vpmu_vcpu_reset(struct vpmu *v)
 void vpmu_vcpu_load(struct vpmu *v)
 {
 	struct vpmu_hart *h = vpmu_host_hart();
-	uint32_t cont = 0;
+	uint32_t cont = 0, of;
 	unsigned int i;
 
 	v->loaded = true;
 	if (v->resident != h) {
-		for (i = 0; i < layout.num_hw; i++)
+		/* what it left here during an earlier stay is stale now */
+		for (i = 0; i < layout.num_hw; i++) {
 			v->ctr[i].phys = -1;
+			if (h->owner[i] == v)
+				phys_release(h, i);
+		}
 		v->resident = h;
 	}
+	/*
+	 * Other vCPUs' stopped counters must not show their overflow flags to
+	 * this one (a guest may read scountovf without a trap): release those.
+	 */
+	of = layout.sscofpmf ? vpmu_phys_overflowed() : 0;
+	for_each_bit(i, of) if (i < layout.num_hw && h->owner[i] && !owns_live(v, h, i))
+		phys_release(h, i);
 	for (i = 0; i < layout.num_hw; i++) {
 		struct vpmu_ctr *c = &v->ctr[i];
 
 		if (!is_hw(i) || c->state == VPMU_CTR_UNCONFIGURED)
 			continue;
-		if (on_this_hart(v, i)) {
-			if (c->state == VPMU_CTR_STARTED) {
+		/* still here, and its value unchanged since it was put */
+		if (on_this_hart(v, i) && (c->state != VPMU_CTR_STARTED || c->synced)) {
+			if (c->state == VPMU_CTR_STARTED)
 				cont |= 1U << i;
-				c->synced = 1;
-			}
 			continue;
 		}
 		phys_load_ctr(v, i);
@@ -665,47 +915,41 @@ void vpmu_vcpu_load(struct vpmu *v)
 		phys_prepare_start(v);
 	if (cont && vpmu_phys_start_mask(cont) != SBI_SUCCESS) {
 		/* the host refused the batch: start them one by one */
-		for (i = 0; i < layout.num_hw; i++)
-			if ((cont >> i) & 1) {
-				vpmu_phys_stop(i, 0);
-				v->ctr[i].synced =
-					vpmu_phys_start(i, v->ctr[i].value) == SBI_SUCCESS;
-			}
+		for_each_bit(i, cont)
+		{
+			vpmu_phys_stop(i, 0);
+			v->ctr[i].synced = vpmu_phys_start(i, v->ctr[i].value) == SBI_SUCCESS;
+		}
 	}
-	sync_counteren(v);
+	sync_hw(v);
 }
 
-void vpmu_overflow_check(struct vpmu *v)
+void vpmu_overflow_irq(struct vpmu *v)
 {
-	uint32_t of;
-	unsigned int i;
-
-	if (!v->loaded)
-		return;
-	of = vpmu_phys_overflowed();
-	for (i = 0; of && i < layout.num_hw; i++) {
-		struct vpmu_ctr *c = &v->ctr[i];
-
-		if (c->state != VPMU_CTR_STARTED || c->phys < 0 || !((of >> c->phys) & 1) ||
-		    ((v->overflow >> i) & 1))
-			continue;
-		v->overflow |= 1ULL << i;
-		v->irq_pending = true;
-		v->nr_overflows++;
+	vpmu_phys_irq_clear();
+	if (v && v->loaded) {
+		scan_overflows(v);
+		update_deadline(v);
 	}
 }
 
-bool vpmu_take_irq(struct vpmu *v)
+void vpmu_timer(struct vpmu *v)
 {
-	bool r = v->irq_pending;
+	unsigned long seen = v->nr_overflows;
 
-	v->irq_pending = false;
-	return r;
+	if (v->loaded && v->started_hw && vpmu_host_now() >= v->deadline) {
+		scan_overflows(v);
+		if (v->nr_overflows != seen)
+			v->backoff = DEADLINE_MIN_TICKS;
+		else if (v->backoff < DEADLINE_MAX_TICKS)
+			v->backoff *= 2;
+		update_deadline(v);
+	}
 }
 
 bool vpmu_overflow_available(void)
 {
-	return layout.available && layout.num_hw > 0;
+	return layout.available && layout.sscofpmf && layout.num_hw > FIRST_PROG;
 }
 
 void vpmu_vcpu_put(struct vpmu *v)
@@ -715,19 +959,17 @@ void vpmu_vcpu_put(struct vpmu *v)
 
 	if (!v->loaded)
 		return;
-	vpmu_overflow_check(v);
-	vpmu_phys_irq_clear(); /* recorded: it must not block the next vCPU's starts */
 	/* one stop for every running counter; they stay configured here */
-	for (i = 0; i < layout.num_hw; i++)
-		if (v->ctr[i].state == VPMU_CTR_STARTED && on_this_hart(v, i))
-			run |= 1U << i;
+	for_each_bit(i, v->started_hw) if (running_here(v, i)) run |= 1U << i;
 	if (run) {
 		vpmu_phys_stop_mask(run);
-		for (i = 0; i < layout.num_hw; i++)
-			if ((run >> i) & 1)
-				save_value(v, i, vpmu_phys_read(i) & width_mask(i));
+		for_each_bit(i, run) save_value(v, i, vpmu_phys_read(i) & width_mask(i));
 	}
+	/* wraps are all recorded by value now: a pending LCOFI says nothing more */
+	if (layout.sscofpmf && vpmu_phys_irq_pending())
+		vpmu_phys_irq_clear();
 	vpmu_phys_set_counteren(0);
+	v->deadline = UINT64_MAX;
 	v->loaded = false;
 }
 
@@ -764,8 +1006,19 @@ int vpmu_csr_read(struct vpmu *v, unsigned int csr, unsigned long *val)
 {
 	unsigned int i = csr - 0xc00;
 
-	if (csr < 0xc00 || i >= VPMU_MAX_HW || i == CTR_TIME || !is_hw(i) ||
-	    v->ctr[i].state == VPMU_CTR_UNCONFIGURED)
+	if (csr == VPMU_CSR_SCOUNTOVF) {
+		/* the guest's own OF bits of hpmcounter3..31, not the hart's */
+		if (!layout.sscofpmf)
+			return -1;
+		scan_overflows(v);
+		*val = (unsigned long)(v->overflow & hw_allowed(v) & ~7ULL);
+		return 0;
+	}
+
+	if (csr < 0xc00 || i >= VPMU_MAX_HW || i == CTR_TIME || !is_hw(i))
+		return -1;
+	i = (unsigned int)nospec(i, VPMU_MAX_HW);
+	if (v->ctr[i].state == VPMU_CTR_UNCONFIGURED)
 		return -1;
 	*val = (unsigned long)vpmu_ctr_value(v, i);
 	return 0;
@@ -797,7 +1050,8 @@ struct sbi_ret vpmu_counter_get_info(struct vpmu *v, unsigned long idx)
 {
 	if (!is_visible(v, idx))
 		return ret_err(SBI_ERR_INVALID_PARAM);
-	return ret_val(is_fw(idx) ? FW_CTR_INFO : layout.hw_info[idx]);
+	idx = nospec(idx, VPMU_MAX_COUNTERS);
+	return ret_val(is_fw(idx) ? FW_CTR_INFO : layout.hw_info[nospec(idx, VPMU_MAX_HW)]);
 }
 
 struct sbi_ret vpmu_counter_config_matching(struct vpmu *v, unsigned long base, unsigned long mask,
@@ -824,28 +1078,38 @@ struct sbi_ret vpmu_counter_config_matching(struct vpmu *v, unsigned long base, 
 			;
 		idx = (unsigned int)(base + i);
 		if (kind == EVK_FW ? !is_fw(idx)
-				   : !hw_candidate(event_idx, idx) || !((allowed >> idx) & 1))
+				   : !hw_candidate(v, event_idx, idx) || !((allowed >> idx) & 1))
 			return ret_err(SBI_ERR_NOT_SUPPORTED);
 		err = ctr_transition(v, idx, OP_CONFIG, &a);
-	} else if (kind == EVK_FW) {
-		for (i = 0; i < 64 && err; i++) {
-			idx = (unsigned int)(base + i);
-			if (((mask >> i) & 1) && is_fw(idx) &&
-			    v->ctr[idx].state == VPMU_CTR_UNCONFIGURED)
-				err = ctr_transition(v, idx, OP_CONFIG, &a);
-		}
 	} else {
-		unsigned int c[VPMU_MAX_HW], n = hw_candidates(event_idx, c);
+		/*
+		 * Any counter that is not started may be chosen: unconfigured
+		 * ones first, then configured but stopped ones (reconfigured).
+		 */
+		unsigned int c[VPMU_MAX_COUNTERS], n = 0, pass;
 
-		for (i = 0; i < n && err; i++) {
-			idx = c[i];
-			if (idx >= base && idx - base < 64 && ((mask >> (idx - base)) & 1) &&
-			    ((allowed >> idx) & 1) && v->ctr[idx].state == VPMU_CTR_UNCONFIGURED)
-				err = ctr_transition(v, idx, OP_CONFIG, &a);
+		if (kind == EVK_FW) {
+			for (i = 0; i < 64; i++)
+				if (((mask >> i) & 1) && is_fw(base + i))
+					c[n++] = (unsigned int)(base + i);
+		} else {
+			unsigned int h[VPMU_MAX_HW], nh = hw_candidates(v, event_idx, h);
+
+			for (i = 0; i < nh; i++)
+				if (h[i] >= base && h[i] - base < 64 &&
+				    ((mask >> (h[i] - base)) & 1) && ((allowed >> h[i]) & 1))
+					c[n++] = h[i];
 		}
+		for (pass = 0; pass < 2 && err; pass++)
+			for (i = 0; i < n && err; i++) {
+				idx = c[i];
+				if (v->ctr[idx].state ==
+				    (pass ? VPMU_CTR_CONFIGURED : VPMU_CTR_UNCONFIGURED))
+					err = ctr_transition(v, idx, OP_CONFIG, &a);
+			}
 	}
 	if (err) {
-		sync_counteren(v); /* a refused reconfiguration reloads the old event */
+		sync_hw(v); /* a refused reconfiguration reloads the old event */
 		return ret_err(err);
 	}
 
@@ -855,7 +1119,7 @@ struct sbi_ret vpmu_counter_config_matching(struct vpmu *v, unsigned long base, 
 	}
 	if (flags & SBI_PMU_CFG_FLAG_AUTO_START)
 		ctr_transition(v, idx, OP_START, NULL);
-	sync_counteren(v);
+	sync_hw(v);
 	return ret_val(idx);
 }
 
@@ -896,7 +1160,7 @@ struct sbi_ret vpmu_counter_start(struct vpmu *v, unsigned long base, unsigned l
 		    SBI_ERR_ALREADY_STARTED)
 			already = true;
 	}
-	sync_counteren(v);
+	sync_hw(v);
 	return ret_err(already ? SBI_ERR_ALREADY_STARTED : SBI_SUCCESS);
 }
 
@@ -914,7 +1178,7 @@ struct sbi_ret vpmu_counter_stop(struct vpmu *v, unsigned long base, unsigned lo
 		return ret_err(SBI_ERR_INVALID_PARAM);
 	if (snap && !v->shmem_set)
 		return ret_err(SBI_ERR_NO_SHMEM);
-	vpmu_overflow_check(v); /* the bitmap must include what just overflowed */
+	scan_overflows(v); /* the bitmap must include what just overflowed */
 
 	for_each_bit(i, mask)
 	{
@@ -949,7 +1213,7 @@ struct sbi_ret vpmu_counter_stop(struct vpmu *v, unsigned long base, unsigned lo
 	if (snap &&
 	    vpmu_host_write_guest(v, v->shmem_gpa + SBI_PMU_SNAPSHOT_OVF_OFFSET, &ovf, sizeof(ovf)))
 		err = SBI_ERR_FAILED;
-	sync_counteren(v);
+	sync_hw(v);
 	if (err)
 		return ret_err(err);
 	return ret_err(already ? SBI_ERR_ALREADY_STOPPED : SBI_SUCCESS);
@@ -957,7 +1221,8 @@ struct sbi_ret vpmu_counter_stop(struct vpmu *v, unsigned long base, unsigned lo
 
 static long fw_check(struct vpmu *v, unsigned long idx)
 {
-	if (!is_fw(idx) || !is_visible(v, idx) || v->ctr[idx].state == VPMU_CTR_UNCONFIGURED)
+	if (!is_fw(idx) || !is_visible(v, idx) ||
+	    v->ctr[nospec(idx, VPMU_MAX_COUNTERS)].state == VPMU_CTR_UNCONFIGURED)
 		return SBI_ERR_INVALID_PARAM;
 	return SBI_SUCCESS;
 }
@@ -966,6 +1231,7 @@ struct sbi_ret vpmu_counter_fw_read(struct vpmu *v, unsigned long idx)
 {
 	if (fw_check(v, idx))
 		return ret_err(SBI_ERR_INVALID_PARAM);
+	idx = nospec(idx, VPMU_MAX_COUNTERS);
 	return ret_val((unsigned long)v->ctr[idx].value);
 }
 
@@ -1013,41 +1279,71 @@ struct event_info_entry {
 	uint32_t output;
 	uint64_t event_data;
 };
+_Static_assert(sizeof(struct event_info_entry) == 16, "SBI v3.0 event info entry");
 
-/* Could config_matching find a counter for this hardware event? */
+/*
+ * Could config_matching find a counter for this hardware event, with the
+ * counters the guest may use, if none of them were busy? For general and
+ * cache events the boot probe knows. A raw event is tried on a counter the
+ * guest does not use itself (evicting another vCPU's stopped one if need
+ * be); if it has none free, the answer is "no" (documented in vpmu.md).
+ */
 static bool hw_event_supported(struct vpmu *v, unsigned long event_idx, uint64_t data, int key,
 			       uint32_t allowed)
 {
-	unsigned int c[VPMU_MAX_HW], n = hw_candidates(event_idx, c), i;
+	unsigned int c[VPMU_MAX_HW], n = hw_candidates(v, event_idx, c), i;
 
 	for (i = 0; i < n; i++) {
 		unsigned int p = c[i];
-		struct vpmu_ctr *ctr = &v->ctr[p];
 
 		if (!((allowed >> p) & 1))
 			continue;
-		if (cache_has(layout.ev_ok, key, p))
-			return true;
-		if (ctr->state != VPMU_CTR_UNCONFIGURED) {
-			if (ctr->event_idx == event_idx && ctr->event_data == data)
+		if (key >= 0) {
+			if (host_can(key, p))
 				return true;
-			continue; /* busy: cannot probe it */
-		}
-		if (!v->loaded || cache_has(layout.ev_bad, key, p))
 			continue;
-		if (phys_try_config(v, p, 0, event_idx, data, key)) {
-			vpmu_phys_stop(p, 1);
+		}
+		if (v->ctr[p].state != VPMU_CTR_UNCONFIGURED) {
+			if (v->ctr[p].event_idx == event_idx && v->ctr[p].event_data == data)
+				return true;
+			continue;
+		}
+		if (v->loaded && phys_try_config(v, p, 0, event_idx, data, key)) {
+			phys_release(v->resident, p);
 			return true;
 		}
 	}
 	return false;
 }
 
+/*
+ * EVENT_GET_INFO may name up to ~2^60 entries, and a raw one costs a host
+ * call: the call is answered in slices of at most this much work (units:
+ * an entry read or answered from tables is 1, a host probe 32), about
+ * 0.5 M instructions. After each slice the guest re-executes its ecall
+ * (VPMU_RET_RESTART, the other vCPUs of the hart may run meanwhile) and
+ * the call resumes where it stopped, as long as the guest asks the same.
+ */
+#define EVINFO_SLICE 2048
+
+static bool evinfo_entry(struct vpmu *v, unsigned long lo, unsigned long i,
+			 struct event_info_entry *e)
+{
+	return !vpmu_host_read_guest(v, lo + i * sizeof(*e), e, sizeof(*e));
+}
+
+/* Event data is only meaningful for raw (2, 3) and firmware (15) events */
+static uint64_t evinfo_data(const struct event_info_entry *e)
+{
+	return EVENT_TYPE(e->event_idx) <= SBI_PMU_EVENT_TYPE_CACHE ? 0 : e->event_data;
+}
+
 struct sbi_ret vpmu_event_get_info(struct vpmu *v, unsigned long lo, unsigned long hi,
 				   unsigned long num, unsigned long flags)
 {
+	struct vpmu_evinfo *st = &v->evinfo;
 	struct event_info_entry e;
-	unsigned long i;
+	unsigned long work = 0;
 	uint32_t allowed;
 	int key;
 
@@ -1056,36 +1352,63 @@ struct sbi_ret vpmu_event_get_info(struct vpmu *v, unsigned long lo, unsigned lo
 	if (hi || num > (~0UL - lo) / sizeof(e))
 		return ret_err(SBI_ERR_INVALID_ADDRESS);
 	/* guest RAM is one range: both ends inside means all of it, checked in O(1) */
-	if (vpmu_host_read_guest(v, lo, &e, sizeof(e)) ||
-	    vpmu_host_read_guest(v, lo + (num - 1) * sizeof(e), &e, sizeof(e)))
+	if (!evinfo_entry(v, lo, 0, &e) || !evinfo_entry(v, lo, num - 1, &e))
 		return ret_err(SBI_ERR_INVALID_ADDRESS);
-	/* First pass: every entry readable and well formed, nothing written */
-	for (i = 0; i < num; i++) {
-		if (vpmu_host_read_guest(v, lo + i * sizeof(e), &e, sizeof(e)))
-			return ret_err(SBI_ERR_INVALID_ADDRESS);
-		if (classify(e.event_idx, e.event_data, &key) == EVK_BAD)
-			return ret_err(SBI_ERR_INVALID_PARAM);
+	if (!st->busy || st->lo != lo || st->num != num) {
+		st->busy = true;
+		st->lo = lo;
+		st->num = num;
+		st->next = 0;
+		st->checked = false;
 	}
-	for (i = 0; i < num; i++) {
+	/* First pass: every entry readable and well formed, nothing written */
+	for (; !st->checked && st->next < num; st->next++, work++) {
+		if (work >= EVINFO_SLICE)
+			return ret_err(VPMU_RET_RESTART);
+		if (!evinfo_entry(v, lo, st->next, &e)) {
+			st->busy = false;
+			return ret_err(SBI_ERR_INVALID_ADDRESS);
+		}
+		if (classify(e.event_idx, evinfo_data(&e), &key) == EVK_BAD) {
+			st->busy = false;
+			return ret_err(SBI_ERR_INVALID_PARAM);
+		}
+	}
+	if (!st->checked) {
+		st->checked = true;
+		st->next = 0;
+	}
+	for (; st->next < num; st->next++) {
 		uint32_t out = 0;
 		int kind;
 
-		if (vpmu_host_read_guest(v, lo + i * sizeof(e), &e, sizeof(e)))
+		if (work >= EVINFO_SLICE) {
+			sync_hw(v);
+			return ret_err(VPMU_RET_RESTART);
+		}
+		if (!evinfo_entry(v, lo, st->next, &e)) {
+			st->busy = false;
+			sync_hw(v);
 			return ret_err(SBI_ERR_INVALID_ADDRESS);
-		kind = classify(e.event_idx, e.event_data, &key);
+		}
+		kind = classify(e.event_idx, evinfo_data(&e), &key);
 		if (kind >= 0 && !event_allowed(v, e.event_idx, kind == EVK_FW, &allowed))
 			kind = EVK_UNSUPPORTED;
+		work += kind == EVK_HW && key < 0 ? 32 : 1;
 		if (kind == EVK_FW)
 			out = 1;
 		else if (kind == EVK_HW)
-			out = hw_event_supported(v, e.event_idx, e.event_data, key, allowed);
-		if (vpmu_host_write_guest(
-			    v, lo + i * sizeof(e) + offsetof(struct event_info_entry, output), &out,
-			    sizeof(out))) {
-			sync_counteren(v);
+			out = hw_event_supported(v, e.event_idx, evinfo_data(&e), key, allowed);
+		if (vpmu_host_write_guest(v,
+					  lo + st->next * sizeof(e) +
+						  offsetof(struct event_info_entry, output),
+					  &out, sizeof(out))) {
+			st->busy = false;
+			sync_hw(v);
 			return ret_err(SBI_ERR_INVALID_ADDRESS);
 		}
 	}
-	sync_counteren(v); /* probing may have had to undo a host fallback */
+	st->busy = false;
+	sync_hw(v); /* probing may have had to undo a host fallback */
 	return ret_val(0);
 }

@@ -53,6 +53,8 @@ struct vpmu_hart {
 	struct vpmu *owner[VPMU_MAX_HW];
 	uint32_t event_idx[VPMU_MAX_HW]; /* what each owned counter is configured for */
 	uint64_t event_data[VPMU_MAX_HW];
+	uint32_t phys_far; /* the physical backend's own: see phys_sbi.c */
+	bool phys_init;	   /* ... and whether it has set it up on this hart */
 };
 
 /* Per-counter state machine; vpmu.c changes it in one transition function */
@@ -72,29 +74,51 @@ struct vpmu_ctr {
 	uint64_t value; /* virtual value; live in the physical counter while STARTED and loaded */
 };
 
+/* An EVENT_GET_INFO call answered in slices (vpmu.c): where it stopped */
+struct vpmu_evinfo {
+	unsigned long lo, num; /* the call it belongs to */
+	unsigned long next;    /* the next entry of the current pass */
+	bool checked;	       /* the first pass (every entry well formed) is done */
+	bool busy;
+};
+
 struct vpmu {
 	struct vpmu_ctr ctr[VPMU_MAX_COUNTERS];
-	/* Overflowed counters, bit = counter index (Sscofpmf; filled by a later issue) */
+	struct vpmu_evinfo evinfo;
+	/*
+	 * Counters that overflowed (wrapped) since the guest last started them:
+	 * the guest's view of the Sscofpmf OF bits, bit = counter index.
+	 */
 	uint64_t overflow;
-	uint64_t shmem_gpa; /* snapshot area, valid if shmem_set */
+	uint32_t started_hw; /* hardware counters in state STARTED */
+	uint64_t shmem_gpa;  /* snapshot area, valid if shmem_set */
 	bool shmem_set;
 	bool loaded;		    /* between vpmu_vcpu_load and vpmu_vcpu_put on this hart */
 	struct vpmu_hart *resident; /* the hart its counters are configured on */
 	const struct vpmu_policy *policy; /* never NULL once initialised */
-	bool irq_pending;		  /* a new overflow the guest has not been told about */
-	unsigned long nr_overflows;	  /* counter overflows recorded, for statistics */
+	/*
+	 * Earliest host time (timer ticks) at which a started counter of the
+	 * loaded vCPU may wrap: the core arms the hart's timer for it, so that
+	 * an overflow the platform does not signal is still found and delivered.
+	 */
+	uint64_t deadline;
+	uint32_t backoff; /* ticks the deadline waits at least (grows while it finds nothing) */
+	unsigned long nr_overflows;   /* counter overflows recorded, for statistics */
+	unsigned long nr_unsignalled; /* ... of which the platform had not flagged (OF clear) */
 };
 
 /* ---- called by the core ---- */
 
 /* Boot hart, once, before any vCPU runs: probe the host PMU */
 void vpmu_global_init(void);
+/* Every other hart, once, when it starts (the boot hart's is part of global_init) */
+void vpmu_hart_init(void);
 /* Whether guests are offered the PMU extension (host has SBI PMU) */
 bool vpmu_available(void);
 void vpmu_vcpu_init(struct vpmu *v);
 /* The guest's policy (kept by reference; NULL: no restriction) */
 void vpmu_vcpu_set_policy(struct vpmu *v, const struct vpmu_policy *p);
-/* Guest reboot/stop: release every counter, forget the snapshot area */
+/* Guest reboot, HSM stop: every counter unconfigured, snapshot area forgotten */
 void vpmu_vcpu_reset(struct vpmu *v);
 /* At the vCPU switch point on its hart: put stops+saves+releases, load restores */
 void vpmu_vcpu_load(struct vpmu *v);
@@ -105,23 +129,47 @@ void vpmu_vcpu_put(struct vpmu *v);
  * and every PMU call; this is the value it writes.
  */
 unsigned long vpmu_hcounteren(const struct vpmu *v);
-/* Emulated read of CSR 0xC00..0xC1F: 0 with *val, -1 if not a configured counter */
+/*
+ * Emulated read of CSR 0xC00..0xC1F (a counter) or of scountovf (the
+ * guest's own overflow bits): 0 with *val, -1 if the guest may not read it
+ */
+#define VPMU_CSR_SCOUNTOVF 0xda0
 int vpmu_csr_read(struct vpmu *v, unsigned int csr, unsigned long *val);
 /*
- * Sscofpmf overflow of a loaded vCPU: record which of its started hardware
- * counters overflowed (each overflow once, until the guest starts the
- * counter again). vpmu_vcpu_put does the same before saving, so an
- * overflow is never lost across a switch. vpmu_take_irq returns whether a
- * virtual LCOFI must be raised, and clears that request.
+ * Counter overflow (Sscofpmf) is decided here, from the counters' values:
+ * a started counter whose value fell below the value it was started from
+ * has wrapped. Each wrap is recorded once (until the guest starts that
+ * counter again) and raises the guest's LCOFI through
+ * vpmu_host_raise_lcofi(). The platform's own interrupt is only a hint:
+ * the core calls vpmu_overflow_irq() when the hart takes a physical LCOFI
+ * (v: the loaded vCPU, or NULL), and vpmu_timer() when the hart's timer
+ * fires while v runs (v->deadline may have passed). Loads, puts and every
+ * PMU call check too, so a wrap is never lost and never reported twice.
  */
-void vpmu_overflow_check(struct vpmu *v);
-bool vpmu_take_irq(struct vpmu *v);
+void vpmu_overflow_irq(struct vpmu *v);
+void vpmu_timer(struct vpmu *v);
+/* Whether v has hardware counters running (they count whatever runs in guest mode) */
+static inline bool vpmu_counting(const struct vpmu *v)
+{
+	return v->started_hw != 0;
+}
+/*
+ * Whether the platform charges a hart's mode-filtered counters with the
+ * instructions other harts execute (QEMU -icount: docs/vpmu.md). Then a
+ * vCPU with running counters must run while the other harts are stopped.
+ */
+bool vpmu_counts_other_harts(void);
 /* Whether guests may be offered Sscofpmf (the host has it and its PMU) */
 bool vpmu_overflow_available(void);
 /* Count one SBI_PMU_FW_* event (only counters that are started count it) */
 void vpmu_fw_event(struct vpmu *v, unsigned int fw_event);
 
 /* ---- the SBI PMU functions (vpmu_ecall.c unpacks registers into these) ---- */
+/*
+ * Not an SBI error: the call is not finished; the guest must issue it
+ * again (the core re-executes its ecall), and it resumes where it stopped.
+ */
+#define VPMU_RET_RESTART (-1001L)
 struct sbi_ret;
 struct sbi_ret vpmu_num_counters(struct vpmu *v);
 struct sbi_ret vpmu_counter_get_info(struct vpmu *v, unsigned long counter_idx);
@@ -147,6 +195,8 @@ unsigned int vpmu_num_hw(void);	    /* H: first firmware counter index */
 unsigned int vpmu_num_total(void);  /* H + 22, what NUM_COUNTERS returns */
 uint32_t vpmu_hw_valid_mask(void);  /* usable hardware counters */
 bool vpmu_prog_counts(int instret); /* boot probe: programmable counters count cycles/instret */
+/* Boot hart, after vpmu_global_init, with the other harts idle: see vpmu_counts_other_harts */
+void vpmu_probe_other_harts(void);
 uint64_t vpmu_ctr_value(struct vpmu *v, unsigned int idx); /* current virtual value */
 
 #endif

@@ -35,7 +35,10 @@ static struct sbi_ret pmu_handler(struct vcpu *vcpu, unsigned long eid, unsigned
 	case SBI_EXT_PMU_SNAPSHOT_SET_SHMEM:
 		return vpmu_snapshot_set_shmem(v, args[0], args[1], args[2]);
 	case SBI_EXT_PMU_EVENT_GET_INFO:
-		return vpmu_event_get_info(v, args[0], args[1], args[2], args[3]);
+		ret = vpmu_event_get_info(v, args[0], args[1], args[2], args[3]);
+		if (ret.error == VPMU_RET_RESTART)
+			ret.error = SBI_RET_RESTART;
+		return ret;
 	default:
 		return ret;
 	}

@@ -6,6 +6,7 @@
 #ifndef VPMU_VPMU_HOST_H
 #define VPMU_VPMU_HOST_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -26,6 +27,33 @@ struct vpmu *vcpu_vpmu(struct vcpu *vcpu);
 
 /* The table of the physical hart we are running on */
 struct vpmu_hart *vpmu_host_hart(void);
+
+/* Host time in timer ticks (the `time` CSR) */
+uint64_t vpmu_host_now(void);
+
+/*
+ * Raise the guest's local counter-overflow interrupt (LCOFI, 13) on the
+ * vCPU owning v. Called on that vCPU's hart, once per recorded overflow.
+ */
+void vpmu_host_raise_lcofi(struct vpmu *v);
+
+/* The SBI_PMU_FW_* events the core counts for guests (bit = event code) */
+uint32_t vpmu_host_fw_events(void);
+
+/* Whether the host harts have Sscofpmf (scountovf, OF bits, LCOFI) */
+bool vpmu_host_has_sscofpmf(void);
+
+/*
+ * The loaded vCPU owning v is about to start hardware counters (SBI START,
+ * AUTO_START): the core may first have to stop the other harts.
+ */
+void vpmu_host_counting_starts(struct vpmu *v);
+
+/*
+ * Boot probe: another hart executes a loop of iters iterations (2
+ * instructions each) while this hart sleeps; false if there is no other hart.
+ */
+bool vpmu_host_busy_other_hart(unsigned long iters);
 
 /* Console output of the core (%d %u %x %lx %s) */
 extern void hv_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -43,14 +43,16 @@ uint64_t vpmu_phys_read(unsigned int idx);
 void vpmu_phys_set_counteren(unsigned long bits);
 /*
  * Sscofpmf: physical counters whose overflow flag (mhpmevent.OF) is set, as
- * scountovf shows them. The flag stays set until the counter is started
- * again through the host SBI, which also re-arms its interrupt.
+ * scountovf shows them. The flag stays set until the counter is configured
+ * or started again through the host SBI, which also re-arms its interrupt.
+ * Only called when the host has Sscofpmf (reading scountovf traps otherwise).
  */
 uint32_t vpmu_phys_overflowed(void);
 /*
  * The hart's LCOFI pending bit (sip.LCOFIP). OpenSBI's start re-arms a
  * counter (clears mhpmevent.OF) only while it is clear, so it must be taken
- * care of before every start.
+ * care of before every start. vpmu_phys_irq_clear is the only writer of
+ * sip.LCOFIP in the hypervisor.
  */
 bool vpmu_phys_irq_pending(void);
 void vpmu_phys_irq_clear(void);
@@ -60,6 +62,10 @@ void vpmu_phys_irq_clear(void);
  * refused the event on idx.
  */
 int vpmu_phys_event_counts(unsigned int idx, unsigned long event_idx);
+/* Boot probe: the fastest a counter can advance per timer tick (counting in HS) */
+unsigned long vpmu_phys_counts_per_tick(void);
+/* Boot probe: run a loop of exactly iters iterations of 2 instructions each */
+void vpmu_phys_spin(unsigned long iters);
 /*
  * Boot probe: does the event count on counter b while counter a holds it
  * too? 1 yes, 0 no (QEMU counts an event on one counter per hart), -1 n/a.

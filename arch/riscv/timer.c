@@ -31,6 +31,30 @@ void timer_ack(void)
 	timer_write(UINT64_MAX);
 }
 
+void timer_wait_ipi(bool timer, volatile unsigned long *signal, unsigned long val)
+{
+	unsigned long sie = csr_read(CSR_SIE), vsie = csr_read(CSR_VSIE);
+
+	/*
+	 * wfi also ends for the loaded vCPU's pending interrupts (a VS timer
+	 * past its deadline, an injected LCOFI): its vsie enables them in mie.
+	 */
+	csr_write(CSR_VSIE, 0);
+	csr_write(CSR_SIE, SIP_SSIP | (timer ? SIP_STIP : 0));
+	if (csr_read(CSR_SIP) & SIP_SSIP) {
+		/* an IPI is here already: no signal, the caller looks again */
+		csr_clear(CSR_SIP, SIP_SSIP);
+	} else if (signal) {
+		asm volatile("sd %1, 0(%0)\n\twfi" : : "r"(signal), "r"(val) : "memory");
+		csr_clear(CSR_SIP, SIP_SSIP);
+	} else {
+		asm volatile("wfi");
+		csr_clear(CSR_SIP, SIP_SSIP);
+	}
+	csr_write(CSR_SIE, sie);
+	csr_write(CSR_VSIE, vsie);
+}
+
 unsigned long timer_idle(void)
 {
 	unsigned long sip;

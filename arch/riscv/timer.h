@@ -20,5 +20,14 @@ void timer_arm(uint64_t when);
 void timer_ack(void);
 /* Wait with interrupts masked until something is pending; returns sip */
 unsigned long timer_idle(void);
+/*
+ * Wait for an IPI only (and this hart's timer if `timer`): other pending
+ * interrupts (the loaded vCPU's, a counter overflow) do not end the wait
+ * and stay pending. Takes the IPI; returns at once if one is pending already. Else,
+ * if signal is not NULL, `val` is stored to *signal by the instruction right
+ * before wfi: whoever sees it knows this hart executes nothing more until
+ * an IPI wakes it.
+ */
+void timer_wait_ipi(bool timer, volatile unsigned long *signal, unsigned long val);
 
 #endif

@@ -59,6 +59,11 @@ static void handle_ecall(struct vcpu *v)
 	/* firmware events other harts posted must show in this call's reads */
 	vcpu_fold_pending(v);
 	r = sbi_dispatch(v, c->regs[17], c->regs[16], &c->regs[10]);
+	if (r.error == SBI_RET_RESTART) {
+		c->sepc -= 4; /* the same ecall again, after the scheduler's turn */
+		this_hart()->resched = true;
+		return;
+	}
 	if (r.error == SBI_RET_NO_REPLY)
 		return;
 	c->regs[10] = (unsigned long)r.error;
@@ -87,13 +92,16 @@ static bool emulate_counter_read(struct vcpu *v, unsigned long insn)
 	unsigned int csr = (unsigned int)(insn >> 20);
 	unsigned long val;
 
-	if ((insn & 0x7f) != 0x73 || csr < CSR_CYCLE || csr > CSR_HPMCOUNTER31)
+	bool ovf = csr == CSR_SCOUNTOVF;
+
+	if ((insn & 0x7f) != 0x73 || ((csr < CSR_CYCLE || csr > CSR_HPMCOUNTER31) && !ovf))
 		return false;
 	/* only reads: csrrs/csrrc with x0, csrrsi/csrrci with 0 */
 	if (!((funct3 == 2 || funct3 == 3 || funct3 == 6 || funct3 == 7) && rs1 == 0))
 		return false;
-	/* from VU-mode the guest's own scounteren must allow it, as on hardware */
-	if (!(c->sstatus & SSTATUS_SPP) && !(csr_read(CSR_SCOUNTEREN) & BIT(csr - CSR_CYCLE)))
+	/* from VU-mode: scountovf never, counters if the guest's scounteren allows */
+	if (!(c->sstatus & SSTATUS_SPP) &&
+	    (ovf || !(csr_read(CSR_SCOUNTEREN) & BIT(csr - CSR_CYCLE))))
 		return false;
 	if (vpmu_csr_read(&v->vpmu, csr, &val))
 		return false;
@@ -130,14 +138,14 @@ static void handle_irq(struct vcpu *v, unsigned long irq)
 	switch (irq) {
 	case IRQ_S_TIMER:
 		sched_timer_tick(h);
+		vpmu_timer(&v->vpmu); /* a counter may have wrapped unsignalled */
 		break;
 	case IRQ_S_SOFT:
 		csr_clear(CSR_SIP, BIT(IRQ_S_SOFT));
 		break;
 	case IRQ_PMU_OVF:
 		/* counters only count guest modes: the overflow is the running vCPU's */
-		csr_clear(CSR_SIP, BIT(IRQ_PMU_OVF));
-		vpmu_overflow_check(&v->vpmu);
+		vpmu_overflow_irq(&v->vpmu);
 		break;
 	default:
 		hv_printf("pmuvisor: unexpected interrupt %lu while running guest %s\n", irq,

@@ -245,8 +245,6 @@ void vcpu_arch_run(struct vcpu *v)
 {
 	unsigned long pending = __atomic_exchange_n(&v->pending_irqs, 0, __ATOMIC_ACQUIRE);
 
-	if (vpmu_take_irq(&v->vpmu))
-		vcpu_arch_raise_lcofi(v);
 	if (v->arch.lcofi_soft)
 		deliver_soft_lcofi(v);
 	if (!host.ext[HOST_EXT_SSTC] && timer_now() >= v->arch.timer_next) {

@@ -275,13 +275,15 @@ static void check_cfg_events(void)
 	struct sbi_ret r;
 	unsigned long idx, n, v0, v1, i;
 
-	/* type 0: cycles go to counter 0 (the only counter counting cycles on QEMU 10) */
+	/*
+	 * type 0: cycles go to a programmable counter (it can overflow: cycles
+	 * can be sampled), like OpenSBI natively (which picks the last one)
+	 */
 	r = gt_pmu_cfg(0, hw_mask, SBI_PMU_CFG_FLAG_CLEAR_VALUE, EV_CYCLES, 0);
 	GT_CHECK_SBI("cfg-cycles-ok", r, SBI_SUCCESS);
-	if (gt_native()) /* OpenSBI 1.5 picks the last programmable counter */
+	if (gt_native())
 		gt_printf("pmu-api: native: cycles -> counter %lu\n", r.value);
-	else
-		GT_CHECK_EQ("cfg-cycles-counter-0", r.value, 0);
+	GT_CHECK_BITS("cfg-cycles-programmable", 1UL << r.value, prog_mask, 1UL << r.value);
 	if (!r.error)
 		gt_pmu_release(r.value);
 	/* type 0: instructions, a programmable counter when one is in the set */
@@ -364,8 +366,10 @@ static void check_cfg_events(void)
 	if (!gt_native()) {
 		unsigned long used = 0;
 
+		/* started: busy (a configured, stopped counter may be matched again) */
 		for (n = 0; n < 64; n++) {
-			r = gt_pmu_cfg(0, prog_mask, GT_PMU_NO_COUNT, EV_INSTRET, 0);
+			r = gt_pmu_cfg(0, prog_mask, GT_PMU_NO_COUNT | SBI_PMU_CFG_FLAG_AUTO_START,
+				       EV_INSTRET, 0);
 			if (r.error)
 				break;
 			used |= 1UL << r.value;
@@ -386,10 +390,15 @@ static void check_cfg_events(void)
 				break;
 			used |= 1UL << (r.value - fw_first);
 		}
-		GT_CHECK_SBI("cfg-fw-no-free-counter", r, SBI_ERR_NOT_SUPPORTED);
+		/* all configured, none started: config_matching takes a stopped one again */
+		GT_CHECK_SBI("cfg-fw-stopped-counter-reused", r, SBI_SUCCESS);
 		GT_CHECK_EQ("cfg-fw-all-counters-used", used, fwm);
+		r = gt_pmu_start(fw_first, fwm, 0, 0);
+		GT_CHECK_SBI("start-all-fw-counters", r, SBI_SUCCESS);
+		r = gt_pmu_cfg(0, fwm << fw_first, 0, GT_PMU_EV_FW(SBI_PMU_FW_SET_TIMER), 0);
+		GT_CHECK_SBI("cfg-fw-no-free-counter", r, SBI_ERR_NOT_SUPPORTED);
 		r = gt_pmu_stop(fw_first, fwm, SBI_PMU_STOP_FLAG_RESET);
-		GT_CHECK_SBI("stop-reset-stopped-fw-set", r, SBI_ERR_ALREADY_STOPPED);
+		GT_CHECK_SBI("stop-reset-started-fw-set", r, SBI_SUCCESS);
 		r = gt_pmu_cfg(0, fwm << fw_first, 0, GT_PMU_EV_FW(SBI_PMU_FW_SET_TIMER), 0);
 		GT_CHECK_SBI("cfg-fw-free-after-reset", r, SBI_SUCCESS);
 		if (!r.error)
@@ -401,7 +410,12 @@ static void check_cfg_events(void)
 	r = gt_pmu_cfg(idx, 1, 0, EV_DTLB_RD, 0);
 	GT_CHECK_SBI("cfg-single-counter-ok", r, SBI_SUCCESS);
 	GT_CHECK_EQ("cfg-single-counter-idx", r.value, idx);
+	/* stopped: reconfigured; started: busy */
 	r = gt_pmu_cfg(idx, 1, 0, EV_DTLB_WR, 0);
+	GT_CHECK_SBI("cfg-single-counter-stopped-reused", r, SBI_SUCCESS);
+	GT_CHECK_EQ("cfg-single-counter-reused-idx", r.value, idx);
+	GT_CHECK_SBI("cfg-single-counter-start", gt_pmu_start(idx, 1, 0, 0), SBI_SUCCESS);
+	r = gt_pmu_cfg(idx, 1, 0, EV_DTLB_RD, 0);
 	GT_CHECK_SBI("cfg-single-counter-busy", r, SBI_ERR_NOT_SUPPORTED);
 	gt_pmu_release(idx);
 
@@ -767,10 +781,14 @@ static void check_event_info(void)
 	}
 	r = gt_pmu_event_get_info(base, 1, 1, 0);
 	GT_CHECK_SBI("event-info-hi-invalid-address", r, SBI_ERR_INVALID_ADDRESS);
-	ev_info[1].event_idx = 0x40002; /* type 4: malformed */
+	ev_info[1].event_idx = 1UL << 20 | 2; /* a reserved bit of event_idx */
 	r = gt_pmu_event_get_info(base, 0, 2, 0);
-	GT_CHECK_SBI("event-info-bad-type-invalid", r, SBI_ERR_INVALID_PARAM);
+	GT_CHECK_SBI("event-info-reserved-bit-invalid", r, SBI_ERR_INVALID_PARAM);
 	GT_CHECK_EQ("event-info-errors-write-nothing", ev_info[0].output, 0xdeadbeef);
+	ev_info[1].event_idx = 0x40002; /* type 4: a reserved type, nothing counts it */
+	r = gt_pmu_event_get_info(base, 0, 2, 0);
+	GT_CHECK_SBI("event-info-reserved-type-ok", r, SBI_SUCCESS);
+	GT_CHECK_EQ("event-info-reserved-type-zero", ev_info[1].output, 0);
 }
 
 void gt_main(unsigned long hartid, const void *fdt)

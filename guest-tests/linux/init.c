@@ -35,19 +35,27 @@ struct script {
 	const struct step *steps;
 };
 
-#define RECORD_5M "/bin/perf record -e instructions:u -c 100000 -o /tmp/perf.data /bin/loop-5m"
-#define FW_EVENTS "r8000000000000005,r8000000000000006,r8000000000000007"
+#define RECORD(ev) "/bin/perf record " ev "-c 100000 -o /tmp/perf.data /bin/loop-5m"
+#define RECORD_5M  RECORD("-e instructions:u ")
+#define RECORD_CYC RECORD("-e cycles:u ")
+#define REPORT	   "/bin/perf report -i /tmp/perf.data --stdio"
+#define SCRIPT_IP  "/bin/perf script -i /tmp/perf.data -F ip"
+#define FW_EVENTS  "r8000000000000005,r8000000000000006,r8000000000000007"
 
 /*
- * Sampling runs first: natively on QEMU 10 a perf record that follows other
- * perf runs in the same boot sometimes loses samples (0 to 44 of 50 seen),
- * while the first one of a boot captured 50 of 50 on -smp 2 every time.
- * This is the script of `make run` (dts/default.dts).
+ * The script of `make run` (dts/default.dts), also what `make sampling`
+ * judges: each recording of the 5M-instruction loop with a period of
+ * 100,000 must hold 50 samples, all in the loop (tools/sampling.py). The
+ * last one uses perf's default event (cycles, user and kernel).
  */
 static const struct step perf_demo[] = {
 	{"kernel log: pmu", "kmsg riscv-pmu"},
-	{"perf record loop-5m", RECORD_5M},
-	{"perf report loop-5m", "/bin/perf report -i /tmp/perf.data --stdio"},
+	{"perf record instructions:u loop-5m", RECORD_5M},
+	{"perf report instructions:u loop-5m", REPORT},
+	{"perf record cycles:u loop-5m", RECORD_CYC},
+	{"perf report cycles:u loop-5m", REPORT},
+	{"perf record default loop-5m", RECORD("")},
+	{"perf report default loop-5m", REPORT " --sort dso"},
 	{"perf stat loop-1m", "/bin/perf stat -e cycles:u,instructions:u /bin/loop-1m"},
 	{"perf stat loop-1k", "/bin/perf stat -e instructions:u /bin/loop-1k"},
 	{"perf stat fw nsleep", "/bin/perf stat -a -e " FW_EVENTS " /bin/nsleep"},
@@ -60,11 +68,12 @@ static const struct step perf_demo[] = {
  * per line.
  */
 static const struct step perf_check[] = {
-	{"perf record loop-5m", RECORD_5M},
-	{"perf script loop-5m", "/bin/perf script -i /tmp/perf.data -F ip"},
-	/* QEMU sometimes delivers no overflow to a whole recording, natively too */
-	{"perf record loop-5m #2", RECORD_5M},
-	{"perf script loop-5m #2", "/bin/perf script -i /tmp/perf.data -F ip"},
+	{"perf record instructions:u loop-5m", RECORD_5M},
+	{"perf script instructions:u loop-5m", SCRIPT_IP},
+	{"perf record cycles:u loop-5m", RECORD_CYC},
+	{"perf script cycles:u loop-5m", SCRIPT_IP},
+	{"perf record instructions:u loop-5m #2", RECORD_5M},
+	{"perf script instructions:u loop-5m #2", SCRIPT_IP},
 	{"perf stat loop-100m", "/bin/perf stat -x , -e instructions:u,cycles:u /bin/loop-100m"},
 	{"perf stat fw nsleep", "/bin/perf stat -x , -a -e " FW_EVENTS " /bin/nsleep"},
 	{"uptime", "cat /proc/uptime"},
@@ -84,11 +93,18 @@ static const struct step perf_fw[] = {
 	{"uptime", "cat /proc/uptime"},
 	{NULL, NULL}};
 
-/* Sampling repeatability: the same recording five times in one boot. */
-static const struct step perf_record5[] = {
-	{"perf record loop-5m #1", RECORD_5M}, {"perf record loop-5m #2", RECORD_5M},
-	{"perf record loop-5m #3", RECORD_5M}, {"perf record loop-5m #4", RECORD_5M},
-	{"perf record loop-5m #5", RECORD_5M}, {NULL, NULL}};
+/* Sampling repeatability: the same recordings again and again in one boot. */
+static const struct step perf_record5[] = {{"perf record instructions:u loop-5m #1", RECORD_5M},
+					   {"perf script instructions:u loop-5m #1", SCRIPT_IP},
+					   {"perf record cycles:u loop-5m #2", RECORD_CYC},
+					   {"perf script cycles:u loop-5m #2", SCRIPT_IP},
+					   {"perf record instructions:u loop-5m #3", RECORD_5M},
+					   {"perf script instructions:u loop-5m #3", SCRIPT_IP},
+					   {"perf record cycles:u loop-5m #4", RECORD_CYC},
+					   {"perf script cycles:u loop-5m #4", SCRIPT_IP},
+					   {"perf record instructions:u loop-5m #5", RECORD_5M},
+					   {"perf script instructions:u loop-5m #5", SCRIPT_IP},
+					   {NULL, NULL}};
 
 /*
  * QEMU's mode-filtered counters under icount on -smp > 1: the same 5M loop

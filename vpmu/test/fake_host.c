@@ -21,7 +21,10 @@ void fake_reset(void)
 	fake.hw_mask = 0x7fffd; /* 0, 2, 3..18 */
 	fake.prog_width = 64;
 	fake.num_host_fw = 16;
-	fake.prog_cycles_count = false;
+	fake.prog_cycles_count = true;
+	fake.event_exclusive = true;
+	fake.sscofpmf = true;
+	fake.fw_events = 0x3ff0; /* as core/vpmu_host.c: events 4..13 */
 	fake.cycles_map = 0x7fff8;
 	/* OpenSBI leaves mcycle and minstret running from boot */
 	fake.c[0].configured = fake.c[2].configured = true;
@@ -43,8 +46,10 @@ static bool counts(unsigned int p)
 
 	if (!c->configured || !c->running)
 		return false;
-	if (c->event_idx == 0x1 && p >= 3)
-		return fake.prog_cycles_count;
+	if (c->event_idx == 0x1 && p >= 3 && !fake.prog_cycles_count)
+		return false;
+	if ((c->event_idx == 0x1 || c->event_idx == 0x2) && p >= 3 && fake.event_exclusive)
+		return fake.map[c->event_idx] == p;
 	return true;
 }
 
@@ -56,12 +61,16 @@ void fake_advance(uint64_t n)
 		if (counts(p)) {
 			uint64_t v = (fake.c[p].value + n) & pmask(p);
 
-			if ((v < fake.c[p].value || n > pmask(p)) && !fake.c[p].of) {
+			if ((v < fake.c[p].value || n > pmask(p)) && !fake.c[p].of &&
+			    !fake.lose_of) {
 				fake.c[p].of = true;
 				fake.lcofip = true;
 			}
 			fake.c[p].value = v;
 		}
+	fake.now_frac += n;
+	fake.now += fake.now_frac / 100;
+	fake.now_frac %= 100;
 }
 
 bool fake_busy(unsigned int p)
@@ -146,6 +155,8 @@ struct sbi_ret vpmu_phys_config(unsigned int idx, unsigned long host_flags, unsi
 			return r;
 		}
 	}
+	if ((event_idx == 0x1 || event_idx == 0x2) && r.value >= 3 && !fake.map[event_idx])
+		fake.map[event_idx] = (unsigned int)r.value;
 	fake.c[r.value].configured = true;
 	fake.c[r.value].running = false;
 	fake.c[r.value].event_idx = event_idx;
@@ -181,8 +192,14 @@ long vpmu_phys_stop(unsigned int idx, int reset)
 		fake.c[idx].running = false;
 	else
 		err = SBI_ERR_ALREADY_STOPPED;
-	if (reset && idx >= 3)
+	if (reset && idx >= 3) {
+		/* mhpmevent = 0: QEMU drops the event's counter mapping, OF is cleared */
+		for (unsigned int e = 1; e <= 2; e++)
+			if (fake.map[e] == idx)
+				fake.map[e] = 0;
 		fake.c[idx].configured = false;
+		fake.c[idx].of = false;
+	}
 	return err;
 }
 
@@ -257,6 +274,16 @@ void vpmu_phys_set_counteren(unsigned long bits)
 	fake.counteren = (fake.counteren & 2) | (bits & 0xffffffffUL & ~2UL);
 }
 
+unsigned long vpmu_phys_counts_per_tick(void)
+{
+	return 100;
+}
+
+void vpmu_phys_spin(unsigned long iters)
+{
+	fake_advance(2 * iters);
+}
+
 int vpmu_phys_event_shared(unsigned int a, unsigned int b, unsigned long event_idx)
 {
 	(void)a;
@@ -311,6 +338,39 @@ int vpmu_host_write_guest(struct vpmu *v, uint64_t gpa, const void *src, size_t 
 		return -1;
 	memcpy(fake_ram + (gpa - FAKE_RAM_BASE), src, len);
 	return 0;
+}
+
+uint64_t vpmu_host_now(void)
+{
+	return fake.now;
+}
+
+void vpmu_host_raise_lcofi(struct vpmu *v)
+{
+	(void)v;
+	fake.nr_lcofi++;
+}
+
+uint32_t vpmu_host_fw_events(void)
+{
+	return fake.fw_events;
+}
+
+bool vpmu_host_has_sscofpmf(void)
+{
+	return fake.sscofpmf;
+}
+
+void vpmu_host_counting_starts(struct vpmu *v)
+{
+	(void)v;
+}
+
+bool vpmu_host_busy_other_hart(unsigned long iters)
+{
+	if (fake.charged)
+		fake_advance(2 * iters);
+	return true;
 }
 
 struct vpmu *vcpu_vpmu(struct vcpu *vcpu)

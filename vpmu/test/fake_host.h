@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Fakes for vpmu unit tests and fuzzing: a physical PMU that behaves like
- * OpenSBI 1.5 on QEMU 10 `virt` (16 programmable counters, cycles only on
- * counter 0, fixed-counter fallback), guest RAM, vcpu_vpmu and hv_printf.
+ * OpenSBI 1.5 on QEMU 10 `virt` (16 programmable counters, cycles and
+ * instret counted by one programmable counter per hart each, fixed-counter
+ * fallback), a host clock, guest RAM, vcpu_vpmu and hv_printf.
  */
 #ifndef VPMU_TEST_FAKE_HOST_H
 #define VPMU_TEST_FAKE_HOST_H
@@ -21,7 +22,7 @@ struct vcpu {
 
 /* Raw events the fake host knows (event_data of type 2 / type 3) */
 #define FAKE_RAW_OK  0x1234UL
-#define FAKE_RAW2_OK 0x3ffffffffffff00UL /* 58 bits */
+#define FAKE_RAW2_OK 0xffffffffffff00UL /* 56 bits */
 
 struct fake_pctr {
 	bool configured;
@@ -39,7 +40,7 @@ struct fake_host {
 	uint32_t hw_mask;	  /* which of them exist (bit 1 never) */
 	unsigned int prog_width;  /* bits of programmable counters */
 	unsigned int num_host_fw; /* host firmware counters after them */
-	bool prog_cycles_count;	  /* false: QEMU, cycles on 3.. read 0 */
+	bool prog_cycles_count;	  /* false: a host whose cycles on 3.. read 0 */
 	uint32_t cycles_map;	  /* programmable counters the host maps cycles to */
 	struct fake_pctr c[FAKE_NCTR];
 	unsigned long counteren;
@@ -48,6 +49,14 @@ struct fake_host {
 	int fail_start;	      /* force vpmu_phys_start errors */
 	bool lcofip;	      /* the hart's LCOFI is pending: start leaves OF set, like OpenSBI */
 	bool event_exclusive; /* like QEMU: an event counts on one counter per hart */
+	unsigned int map[3];  /* event_exclusive: the counter cycles [1] / instret [2] count on */
+	bool lose_of;	      /* wraps set no OF bit and no LCOFI (QEMU's lost timer) */
+	bool sscofpmf;	      /* the host has Sscofpmf */
+	bool charged;	      /* a sleeping hart counts other harts' instructions (QEMU icount) */
+	uint64_t now;	      /* host time in timer ticks: 100 events per tick */
+	uint64_t now_frac;
+	unsigned int nr_lcofi; /* vpmu_host_raise_lcofi calls */
+	uint32_t fw_events;    /* firmware events the core counts (vpmu_host_fw_events) */
 };
 
 extern struct fake_host fake;

@@ -105,22 +105,33 @@ static void check_state(struct vpmu *v)
 		CHECK(c->state <= VPMU_CTR_STARTED);
 		if (i >= vpmu_num_total())
 			CHECK(c->state == VPMU_CTR_UNCONFIGURED);
-		if (c->state == VPMU_CTR_UNCONFIGURED || !v->loaded || i >= nhw)
+		if (c->state == VPMU_CTR_UNCONFIGURED || i >= nhw)
 			CHECK(c->phys == -1);
 		if (c->phys >= 0) {
+			/* put is lazy: a put vCPU's counters stay configured here, stopped */
 			CHECK(c->phys == (int)i);
 			CHECK(fake.c[i].configured);
-			CHECK(fake.c[i].running == (c->state == VPMU_CTR_STARTED && c->synced));
+			CHECK(fake.c[i].running ==
+			      (v->loaded && c->state == VPMU_CTR_STARTED && c->synced));
 		}
 		if ((en >> i) & 1) {
 			CHECK(c->phys == (int)i && c->synced);
 			CHECK(fake.c[i].value == vpmu_ctr_value(v, i));
 		}
 	}
+	/* every recorded overflow raised exactly one LCOFI; none without Sscofpmf */
+	CHECK(fake.nr_lcofi == v->nr_overflows);
+	CHECK(fake.sscofpmf || v->overflow == 0);
+	for (i = 0; i < VPMU_MAX_COUNTERS; i++)
+		if ((v->overflow >> i) & 1)
+			CHECK(v->ctr[i].state != VPMU_CTR_UNCONFIGURED);
+	/* a deadline only while counters run on the hart */
+	if (!v->loaded || !v->started_hw)
+		CHECK(v->deadline == UINT64_MAX || v->started_hw);
 	/* no leaked programmable counter: a single vCPU owns this hart */
 	for (i = 3; i < FAKE_NCTR; i++)
 		if (fake.c[i].configured)
-			CHECK(v->loaded && v->ctr[i].phys == (int)i);
+			CHECK(v->ctr[i].phys == (int)i);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -140,6 +151,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (cfg & 8)
 		fake.cycles_map = 0x78;
+	fake.lose_of = cfg & 16; /* the platform loses overflow interrupts */
+	fake.sscofpmf = !(cfg & 32);
+	fake.event_exclusive = !(cfg & 64);
 	vpmu_global_init();
 	vpmu_vcpu_init(v);
 	vpmu_vcpu_load(v);
@@ -157,6 +171,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			for (k = 0; k < 6; k++)
 				args[k] = arg(&in);
 			r = sbi_ext_pmu.handler(&vc, SBI_EXT_PMU, fid, args);
+			/* a long EVENT_GET_INFO comes back in slices: the guest asks again */
+			for (k = 0; fid == SBI_EXT_PMU_EVENT_GET_INFO && r.error == SBI_RET_RESTART;
+			     k++) {
+				CHECK(k < 64); /* the fake's RAM holds at most 4096 entries */
+				r = sbi_ext_pmu.handler(&vc, SBI_EXT_PMU, fid, args);
+			}
 			if (!allowed(fid, r.error)) {
 				fprintf(stderr, "fid %lu -> error %ld\n", fid, r.error);
 				abort();
@@ -200,6 +220,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (byte(&in) == 0x5a)
 				vpmu_vcpu_reset(v);
 			break;
+		case 15: {
+			uint8_t what = byte(&in);
+
+			if (what < 128) { /* time passes with no event: the timer fires */
+				fake.now += what;
+				vpmu_timer(v);
+			} else if (what < 192) {
+				if (v->loaded)
+					vpmu_overflow_irq(v);
+			} else if (fake.sscofpmf) {
+				CHECK(vpmu_csr_read(v, VPMU_CSR_SCOUNTOVF, &val) == 0);
+				CHECK(val == (v->overflow & 0xfffffff8UL));
+			}
+			break;
+		}
 		}
 		check_state(v);
 	}

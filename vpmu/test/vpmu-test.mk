@@ -17,7 +17,7 @@ $(BUILD)/unit/vpmu_fuzz: vpmu/test/fuzz_vpmu.c $(VPMU_TEST_DEPS)
 		-fno-sanitize-recover=undefined $(VPMU_TEST_INC) \
 		vpmu/test/fuzz_vpmu.c $(VPMU_TEST_LOGIC) -o $@
 
-UNIT_TESTS += $(BUILD)/unit/vpmu_test
+UNIT_TESTS += $(BUILD)/unit/vpmu_test $(BUILD)/unit/vpmu_fuzz
 
 # A short, bounded fuzzing run (about 30 s)
 .PHONY: vpmu-fuzz-smoke

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Small hart-level primitives the rest of the hypervisor needs without asm of its own. */
+#ifndef ARCH_RISCV_CPU_H
+#define ARCH_RISCV_CPU_H
+
+#include "sbi_call.h"
+
+/* Execute exactly 2 * iters instructions (a known amount of work for probes) */
+static inline void cpu_spin(unsigned long iters)
+{
+	if (iters)
+		asm volatile("1: addi %0, %0, -1\n\tbnez %0, 1b" : "+r"(iters));
+}
+
+/* Send a supervisor software interrupt (IPI) to one physical hart */
+static inline void hart_send_ipi(unsigned long hartid)
+{
+	sbi_ecall(SBI_EXT_IPI, SBI_EXT_IPI_SEND_IPI, 1, hartid, 0, 0, 0, 0);
+}
+
+#endif

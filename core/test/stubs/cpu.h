@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Host replacement for arch/riscv/cpu.h (found first through
+ * -I core/test/stubs): no RISC-V assembly on the host.
+ */
+#ifndef ARCH_RISCV_CPU_H
+#define ARCH_RISCV_CPU_H
+
+#include "sbi_call.h"
+
+static inline void cpu_spin(unsigned long iters)
+{
+	for (volatile unsigned long i = 0; i < iters; i++)
+		;
+}
+
+static inline void hart_send_ipi(unsigned long hartid)
+{
+	sbi_ecall(SBI_EXT_IPI, SBI_EXT_IPI_SEND_IPI, 1, hartid, 0, 0, 0, 0);
+}
+
+#endif
