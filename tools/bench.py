@@ -18,7 +18,7 @@ prints the figures side by side, with the ratios pmuvisor / KVM:
   pmuvisor-sbi, partition-sbi: the same two on a CPU without Smcdeleg/Ssccfg
                  (-cpu max,smcdeleg=false,ssccfg=false), where pmuvisor has only its SBI backend.
 The image prints `BENCH <name> <instructions> ...` lines (guest-tests/images/bench.c); this
-script builds the bundles (tools/mkbundle.py), runs the QEMUs (tools/qemu_runner.py, at most
+script builds the bundles (tools/mkbundle.py), runs the QEMUs (tools/qemu.py, at most
 --jobs at once, each under --timeout), parses the lines, prints the tables and writes
 build/bench/results.json. A run that fails (KVM not built, no BENCH-DONE, timeout) is named
 with its reason above the tables and its cells read FAILED; no figure is taken from elsewhere.
@@ -33,10 +33,10 @@ import re
 import subprocess
 import sys
 
-import qemu_runner
+import qemu  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-QEMU = qemu_runner.QEMU
+QEMU = qemu.QEMU
 DTS = os.path.join(REPO, "dts", "bench", "bench.dts")
 DTS_PART = os.path.join(REPO, "dts", "bench", "bench-partition.dts")
 CPU_NO_CDELEG = "max,smcdeleg=false,ssccfg=false"
@@ -360,7 +360,7 @@ def main():
         for s in res["skipped"]:
             print(f"bench.py: {name}: skipped {s}")
 
-    qemu_runner.run_all(todo, args.timeout, args.jobs, on_start=started, on_done=done)
+    qemu.run_all(todo, args.timeout, args.jobs, on_start=started, on_done=done)
     runs = {n: runs[n] for n in RUNS if n in runs}
 
     results = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
