@@ -282,6 +282,27 @@ void vpmu_phys_spin(unsigned long iters)
 	cpu_spin(iters);
 }
 
+int vpmu_phys_event_filtered(unsigned int idx, unsigned long event_idx)
+{
+	struct sbi_ret r = pmu_call(SBI_EXT_PMU_COUNTER_CFG_MATCH, idx, 1,
+				    PROBE_FLAGS | SBI_PMU_CFG_FLAG_SET_SINH, event_idx, 0);
+	uint64_t val = 0;
+
+	if (r.error)
+		return -1;
+	if (r.value != idx) {
+		if (r.value > 2)
+			vpmu_phys_stop((unsigned int)r.value, 1);
+		return -1;
+	}
+	if (!vpmu_phys_start(idx, 0)) {
+		cpu_spin(1000);
+		val = vpmu_phys_read(idx);
+	}
+	vpmu_phys_stop(idx, 1);
+	return val == 0;
+}
+
 int vpmu_phys_event_counts(unsigned int idx, unsigned long event_idx)
 {
 	struct sbi_ret r =

@@ -684,6 +684,44 @@ void vpmu_hart_init(void)
 			vpmu_phys_stop(p, 1);
 }
 
+/*
+ * A counter the host cannot keep the hypervisor and the firmware out of
+ * would count them for the guest: it is not offered. Measured with cycles
+ * or instret where the host puts them on the counter; otherwise (a counter
+ * for TLB events only) OpenSBI sets the inhibit bits of mhpmevent only when
+ * the hart has Sscofpmf.
+ */
+static void keep_filtered_counters(void)
+{
+	uint32_t dropped = 0;
+	unsigned int p;
+
+	for (p = 0; p < layout.num_hw; p++) {
+		int f = -1;
+
+		if (!is_hw(p))
+			continue;
+		if ((layout.can[SBI_PMU_HW_CPU_CYCLES] >> p) & 1)
+			f = vpmu_phys_event_filtered(p, EV_CYCLES);
+		if (f < 0 && ((layout.can[SBI_PMU_HW_INSTRUCTIONS] >> p) & 1))
+			f = vpmu_phys_event_filtered(p, EV_INSTRET);
+		if (f < 0)
+			f = p < FIRST_PROG || layout.sscofpmf;
+		if (!f)
+			dropped |= 1U << p;
+	}
+	if (!dropped)
+		return;
+	layout.hw_valid &= ~dropped;
+	for (unsigned int key = 0; key < EV_KEYS; key++)
+		layout.can[key] &= ~dropped;
+	layout.num_hw = layout.hw_valid ? 32 - (unsigned int)__builtin_clz(layout.hw_valid) : 0;
+	if (layout.num_hw < FIRST_PROG)
+		layout.num_hw = FIRST_PROG;
+	hv_printf("vpmu: counters 0x%x cannot leave out the hypervisor's modes: not offered\n",
+		  dropped);
+}
+
 /* First programmable counter the host puts ev on, or 0 */
 static unsigned int first_prog_for(unsigned int key)
 {
@@ -719,6 +757,7 @@ void vpmu_global_init(void)
 	layout.available = true;
 	layout.sscofpmf = vpmu_host_has_sscofpmf();
 	probe_capabilities();
+	keep_filtered_counters();
 
 	/* Do programmable counters count cycles / instret? Probe one each. */
 	for (k = 0; k < 2; k++) {
@@ -735,13 +774,15 @@ void vpmu_global_init(void)
 	layout.counts_per_tick = vpmu_phys_counts_per_tick();
 	if (!layout.counts_per_tick)
 		layout.counts_per_tick = 1;
-	hv_printf("vpmu: %u hardware counters (mask 0x%x), %u firmware, cycles %s, instret %s%s, "
-		  "%lu counts per timer tick at most%s\n",
+	hv_printf("vpmu: %u hardware counters (mask 0x%x), %u firmware, cycles %s, instret %s%s",
 		  layout.num_hw, layout.hw_valid, VPMU_NUM_FW,
 		  layout.prog_counts[0] ? "any" : "fixed only",
 		  layout.prog_counts[1] ? "any" : "fixed only",
-		  layout.event_exclusive ? ", one counter per event" : "", layout.counts_per_tick,
-		  layout.sscofpmf ? "" : ", no overflow (no Sscofpmf)");
+		  layout.event_exclusive ? ", one counter per event" : "");
+	if (layout.sscofpmf)
+		hv_printf(", %lu counts per timer tick at most\n", layout.counts_per_tick);
+	else
+		hv_printf(", no overflow (no Sscofpmf)\n");
 }
 
 /*
@@ -1360,6 +1401,7 @@ struct sbi_ret vpmu_event_get_info(struct vpmu *v, unsigned long lo, unsigned lo
 		st->num = num;
 		st->next = 0;
 		st->checked = false;
+		st->raw_known = false;
 	}
 	/* First pass: every entry readable and well formed, nothing written */
 	for (; !st->checked && st->next < num; st->next++, work++) {
@@ -1394,11 +1436,22 @@ struct sbi_ret vpmu_event_get_info(struct vpmu *v, unsigned long lo, unsigned lo
 		kind = classify(e.event_idx, evinfo_data(&e), &key);
 		if (kind >= 0 && !event_allowed(v, e.event_idx, kind == EVK_FW, &allowed))
 			kind = EVK_UNSUPPORTED;
-		work += kind == EVK_HW && key < 0 ? 32 : 1;
-		if (kind == EVK_FW)
+		if (kind == EVK_FW) {
 			out = 1;
-		else if (kind == EVK_HW)
+		} else if (kind == EVK_HW && key < 0 && st->raw_known &&
+			   st->raw_idx == e.event_idx && st->raw_data == e.event_data) {
+			out = st->raw_out; /* the same raw event as the entry before */
+		} else if (kind == EVK_HW) {
 			out = hw_event_supported(v, e.event_idx, evinfo_data(&e), key, allowed);
+			if (key < 0) {
+				work += 31; /* a host probe */
+				st->raw_known = true;
+				st->raw_idx = e.event_idx;
+				st->raw_data = e.event_data;
+				st->raw_out = out;
+			}
+		}
+		work++;
 		if (vpmu_host_write_guest(v,
 					  lo + st->next * sizeof(e) +
 						  offsetof(struct event_info_entry, output),

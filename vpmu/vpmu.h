@@ -80,6 +80,10 @@ struct vpmu_evinfo {
 	unsigned long next;    /* the next entry of the current pass */
 	bool checked;	       /* the first pass (every entry well formed) is done */
 	bool busy;
+	bool raw_known; /* the last raw event answered, so a repeat costs no host call */
+	uint32_t raw_idx;
+	uint64_t raw_data;
+	uint32_t raw_out;
 };
 
 struct vpmu {

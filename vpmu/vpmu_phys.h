@@ -62,6 +62,13 @@ void vpmu_phys_irq_clear(void);
  * refused the event on idx.
  */
 int vpmu_phys_event_counts(unsigned int idx, unsigned long event_idx);
+/*
+ * Boot probe: configure event_idx on counter idx with every privilege mode
+ * inhibited, run a short loop, release. 1 if the counter stayed still (the
+ * host filters it by mode), 0 if it advanced anyway (it would count the
+ * hypervisor and the firmware too), -1 if the host refused the event there.
+ */
+int vpmu_phys_event_filtered(unsigned int idx, unsigned long event_idx);
 /* Boot probe: the fastest a counter can advance per timer tick (counting in HS) */
 unsigned long vpmu_phys_counts_per_tick(void);
 /* Boot probe: run a loop of exactly iters iterations of 2 instructions each */

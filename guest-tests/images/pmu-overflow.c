@@ -6,6 +6,10 @@
  * n re-arms give exactly n + 1 interrupts, a sampling period P over a loop
  * of L instructions gives floor(L / P), and nothing arrives for counters
  * that are stopped or were never started. Run under -icount shift=0.
+ * With bootargs "no-sscofpmf" (a host CPU without Sscofpmf) it checks that
+ * the guest is offered no overflow at all: no sscofpmf in its ISA, counters
+ * that wrap raise no interrupt and the snapshot bitmap stays 0, while
+ * counting, stopping and the snapshot values still work.
  * With bootargs "dtlb" it runs the DTLB-miss overflow instead, without
  * icount: QEMU aborts ("Raised interrupt while not in I/O function") when a
  * TLB-event counter overflows inside a TLB fill in icount mode, natively too.
@@ -164,6 +168,31 @@ static void no_spurious(void)
 	gt_pmu_release((unsigned long)b);
 }
 
+/* A host without Sscofpmf: a counter wraps, and the guest is told nothing */
+static void no_overflow(unsigned long hw_mask)
+{
+	/* counter 2 there: programmable counters are not offered (no filtering) */
+	long idx = gt_pmu_cfg_idx(0, hw_mask, SBI_PMU_CFG_FLAG_CLEAR_VALUE, EV_INSTRUCTIONS);
+	struct sbi_ret r;
+
+	GT_CHECK_EQ("no-sscofpmf-not-in-isa", gt_hart_has_ext(0, "sscofpmf"), 0);
+	if (!GT_CHECK_EQ("no-sscofpmf-configure", idx >= 0, 1))
+		return;
+	reset_stats();
+	csr_set(sstatus, 2UL); /* SIE: an LCOFI would be taken at once */
+	r = gt_pmu_start((unsigned long)idx, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, -1000UL);
+	GT_CHECK_SBI("no-sscofpmf-start", r, SBI_SUCCESS);
+	gt_run_user(gt_pmu_user_loop, 10000); /* 20,004 user instructions: it wraps */
+	r = gt_pmu_stop((unsigned long)idx, 1, SBI_PMU_STOP_FLAG_TAKE_SNAPSHOT);
+	csr_clear(sstatus, 2UL);
+	GT_CHECK_SBI("no-sscofpmf-stop", r, SBI_SUCCESS);
+	GT_CHECK_EQ("no-sscofpmf-no-lcofi", nirq, 0);
+	GT_CHECK_EQ("no-sscofpmf-bitmap-zero", shmem[0], 0);
+	/* wrapped: a small value now (the count includes the VS code around the loop) */
+	GT_CHECK_EQ("no-sscofpmf-value-wrapped", shmem[1] < 30000, 1);
+	gt_pmu_release((unsigned long)idx);
+}
+
 void gt_main(unsigned long hartid, const void *fdt)
 {
 	struct gt_pmu_layout pl;
@@ -172,6 +201,16 @@ void gt_main(unsigned long hartid, const void *fdt)
 
 	(void)hartid;
 	(void)fdt;
+	args = gt_fdt_getprop("/chosen", "bootargs", NULL);
+	if (args && !__builtin_strcmp(args, "no-sscofpmf")) {
+		gt_pmu_layout(&pl);
+		prog_mask = pl.prog_mask;
+		r = gt_pmu_snapshot_set((unsigned long)shmem, 0, 0);
+		GT_CHECK_SBI("snapshot-set", r, SBI_SUCCESS);
+		gt_irq_register(IRQ_LCOF, lcofi_handler);
+		no_overflow(pl.hw_mask);
+		gt_exit();
+	}
 	GT_CHECK_EQ("sscofpmf-in-isa", gt_hart_has_ext(0, "sscofpmf"), 1);
 	gt_pmu_layout(&pl);
 	prog_mask = pl.prog_mask;
@@ -181,7 +220,6 @@ void gt_main(unsigned long hartid, const void *fdt)
 	gt_irq_register(IRQ_LCOF, lcofi_handler);
 	csr_set(sie, SIP_LCOFIP);
 
-	args = gt_fdt_getprop("/chosen", "bootargs", NULL);
 	if (args && !__builtin_strcmp(args, "dtlb")) {
 		overflow_run("dtlb-miss", EV_DTLB_RD_MISS, false, 2, vs_touch, 40, true);
 		gt_exit();

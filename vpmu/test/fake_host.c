@@ -274,6 +274,13 @@ void vpmu_phys_set_counteren(unsigned long bits)
 	fake.counteren = (fake.counteren & 2) | (bits & 0xffffffffUL & ~2UL);
 }
 
+int vpmu_phys_event_filtered(unsigned int idx, unsigned long event_idx)
+{
+	if (!host_knows(idx, event_idx, 0))
+		return -1;
+	return !((fake.unfiltered >> idx) & 1);
+}
+
 unsigned long vpmu_phys_counts_per_tick(void)
 {
 	return 100;

@@ -57,6 +57,7 @@ struct fake_host {
 	uint64_t now_frac;
 	unsigned int nr_lcofi; /* vpmu_host_raise_lcofi calls */
 	uint32_t fw_events;    /* firmware events the core counts (vpmu_host_fw_events) */
+	uint32_t unfiltered;   /* counters the host cannot filter by mode (count HS and M too) */
 };
 
 extern struct fake_host fake;

@@ -33,6 +33,7 @@ extern const struct sbi_ext sbi_ext_pmu;
 #define EV_RAW2	   0x30000UL
 #define EV_FW(c)   (0xf0000UL | (c))
 #define AUTO	   SBI_PMU_CFG_FLAG_AUTO_START
+#define FW_INFO	   (SBI_PMU_CTR_INFO_FW | (63UL << 12))
 
 #define BASE_INH (SBI_PMU_CFG_FLAG_SET_SINH | SBI_PMU_CFG_FLAG_SET_UINH | SBI_PMU_CFG_FLAG_SET_MINH)
 #define SHMEM	 (FAKE_RAM_BASE + 0x1000)
@@ -1323,6 +1324,36 @@ static void test_no_sscofpmf(void **state)
 }
 
 /* The cross-hart probe: only instruction-exact counters charged by a sleeping hart */
+/*
+ * Counters the host cannot filter by mode (no Sscofpmf: OpenSBI sets no
+ * inhibit bits on programmable counters; no Smcntrpmf: none on 0 and 2)
+ * would count the hypervisor: they are not offered. NUM_COUNTERS shrinks
+ * with them; the firmware counters follow the last hardware one.
+ */
+static void test_unfiltered_counters_hidden(void **state)
+{
+	(void)state;
+	fake_reset();
+	fake.sscofpmf = false;
+	fake.unfiltered = 0x7fff8; /* the programmable ones */
+	reboot_host();
+	assert_int_equal(vpmu_hw_valid_mask(), 0x5);
+	assert_int_equal(vpmu_num_hw(), 3);
+	assert_int_equal(NUM().value, 3 + 22);
+	assert_int_equal(INFO(3).value, FW_INFO);
+	assert_int_equal(CFG(0, 0x5, 0, EV_INSTR, 0).value, 2);
+	assert_int_equal(CFG(0, 0x5, 0, EV_DTLB_RD, 0).error, SBI_ERR_NOT_SUPPORTED);
+	/* no hardware counter the host can filter: only firmware counters */
+	fake_reset();
+	fake.unfiltered = 0x7fffd;
+	reboot_host();
+	assert_int_equal(vpmu_hw_valid_mask(), 0);
+	assert_int_equal(NUM().value, 3 + 22);
+	assert_int_equal(INFO(0).error, SBI_ERR_INVALID_PARAM);
+	assert_int_equal(CFG(0, 0x7, 0, EV_CYCLES, 0).error, SBI_ERR_INVALID_PARAM);
+	assert_int_equal(CFG(3, 1, 0, EV_FW(5), 0).value, 3);
+}
+
 static void test_probe_other_harts(void **state)
 {
 	(void)state;
@@ -1768,6 +1799,7 @@ int main(void)
 		T(test_deadline_only_near_wraps),
 		T(test_scountovf_own_bits_only),
 		T(test_no_sscofpmf),
+		T(test_unfiltered_counters_hidden),
 		T(test_probe_other_harts),
 		T(test_put_twice_harmless),
 		T(test_disjoint_counters_no_reprogramming),
