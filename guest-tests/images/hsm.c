@@ -4,9 +4,13 @@
  * its entry state (a0 = hart id, a1 = opaque, SIE = 0, satp = 0), status
  * transitions, error codes, retentive suspend woken by the timer, the boot
  * hart stopping itself and being restarted by the other one, and finally a
- * non-retentive suspend resuming at a given address.
+ * non-retentive suspend resuming at a given address. A hart that stops
+ * loses its PMU state, as with OpenSBI and KVM: after its restart, the
+ * firmware counter it had started is unconfigured and its snapshot area is
+ * forgotten.
  */
 #include "gt.h"
+#include "pmu.h"
 
 GT_IMAGE("hsm");
 
@@ -20,6 +24,9 @@ static volatile unsigned long go_stop;
 static volatile uint64_t resume_deadline;
 static volatile unsigned long boot_seen_stopped = ~0UL, restart_error = ~0UL, restarter_hart;
 static volatile unsigned long restart_returned;
+/* the secondary's PMU: what it set up on its first run, what it found on the second */
+static uint64_t sec_shmem[512] __attribute__((aligned(4096)));
+static volatile long sec_fw_cfg = -100, sec_fw_read_after = -100, sec_snap_after = -100;
 
 static void boot_restarted(unsigned long hartid, unsigned long opaque);
 
@@ -43,6 +50,22 @@ static void secondary(unsigned long hartid, unsigned long opaque)
 	sec_sstatus = h->entry_sstatus;
 	sec_satp = h->entry_satp;
 	run = gt_atomic_add(&sec_runs, 1) + 1;
+	if (run == 1) {
+		/* a started firmware counter and a snapshot area, then hart_stop */
+		struct gt_pmu_layout pl;
+
+		gt_pmu_layout(&pl);
+		sec_fw_cfg = gt_pmu_cfg_idx(pl.fw_first, 1, SBI_PMU_CFG_FLAG_AUTO_START,
+					    GT_PMU_EV_FW(SBI_PMU_FW_SET_TIMER));
+		gt_pmu_snapshot_set((unsigned long)sec_shmem, 0, 0);
+	} else if (run == 2 && sec_fw_cfg >= 0) {
+		sec_fw_read_after = gt_sbi3(SBI_EXT_PMU, SBI_EXT_PMU_COUNTER_FW_READ,
+					    (unsigned long)sec_fw_cfg, 0, 0)
+					    .error;
+		sec_snap_after =
+			gt_pmu_stop((unsigned long)sec_fw_cfg, 1, SBI_PMU_STOP_FLAG_TAKE_SNAPSHOT)
+				.error;
+	}
 	/* stay STARTED until the boot hart has looked; then return: hart_stop */
 	gt_wait_ge(&go_stop, run, 20 * gt_timebase());
 }
@@ -141,6 +164,9 @@ void gt_main(unsigned long hartid, const void *fdt)
 	GT_CHECK_EQ("restart-stopped", gt_wait_hart_state(other, SBI_HSM_STATE_STOPPED, 5 * sec),
 		    SBI_HSM_STATE_STOPPED);
 	GT_CHECK_EQ("secondary-runs", gt_atomic_load(&sec_runs), 2);
+	GT_CHECK_EQ("pmu-fw-counter-configured-before-stop", sec_fw_cfg >= 0, 1);
+	GT_CHECK_EQ("pmu-fw-counter-reset-by-stop", sec_fw_read_after, SBI_ERR_INVALID_PARAM);
+	GT_CHECK_EQ("pmu-snapshot-forgotten-by-stop", sec_snap_after, SBI_ERR_NO_SHMEM);
 
 	/* a reserved suspend type is rejected */
 	r = gt_sbi_hart_suspend(0x12345, 0, 0);

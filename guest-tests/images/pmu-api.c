@@ -242,38 +242,39 @@ static void check_cfg_errors(void)
 		gt_printf("pmu-api: native: raw data bit 48 -> %ld\n", r.error);
 	else
 		GT_CHECK_SBI("cfg-raw-data-bit48", r, SBI_ERR_NOT_SUPPORTED);
-	r = gt_pmu_cfg(0, prog_mask, 0, 0x30000, 1UL << 58);
+	/* SBI v3.0: raw event v2 data is event_data[55:0]; bits 56.. are reserved */
+	r = gt_pmu_cfg(0, prog_mask, 0, 0x30000, 1UL << 56);
 	if (gt_native())
-		gt_printf("pmu-api: native: raw v2 data bit 58 -> %ld\n", r.error);
+		gt_printf("pmu-api: native: raw v2 data bit 56 -> %ld\n", r.error);
 	else
-		GT_CHECK_SBI("cfg-raw-v2-data-bit58", r, SBI_ERR_NOT_SUPPORTED);
+		GT_CHECK_SBI("cfg-raw-v2-data-bit56", r, SBI_ERR_NOT_SUPPORTED);
 	(void)p;
 }
 
 /* The raw event types: whatever the host says, never INVALID_PARAM; a raw v2 event with
- * all 58 bits reaches the host untouched (pmuvisor mirrors the host's answer). */
+ * all 56 data bits reaches the host untouched (pmuvisor mirrors the host's answer). */
 static void check_cfg_raw(void)
 {
 	struct sbi_ret r1, r2, r3;
 
 	r1 = gt_pmu_cfg(0, prog_mask, 0, 0x20000, 0x12);
-	r2 = gt_pmu_cfg(0, prog_mask, 0, 0x30000, (1UL << 57) | (1UL << 56) | 0x12);
+	r2 = gt_pmu_cfg(0, prog_mask, 0, 0x30000, (1UL << 55) | (1UL << 54) | 0x12);
 	r3 = gt_pmu_cfg(0, prog_mask, 0, 0x30000, 0x12);
-	gt_printf("pmu-api: raw 0x12 -> %ld/%lu, raw v2 bits 57+56 -> %ld/%lu, raw v2 0x12 -> "
+	gt_printf("pmu-api: raw 0x12 -> %ld/%lu, raw v2 bits 55+54 -> %ld/%lu, raw v2 0x12 -> "
 		  "%ld/%lu\n",
 		  r1.error, r1.value, r2.error, r2.value, r3.error, r3.value);
 	GT_CHECK_NE("cfg-raw-not-invalid", r1.error, SBI_ERR_INVALID_PARAM);
 	if (gt_native()) /* OpenSBI 1.5 implements SBI 2.0: no raw v2 type */
 		gt_printf("pmu-api: native: raw v2 -> %ld\n", r2.error);
 	else
-		GT_CHECK_NE("cfg-raw-v2-58bit-not-invalid", r2.error, SBI_ERR_INVALID_PARAM);
+		GT_CHECK_NE("cfg-raw-v2-56bit-not-invalid", r2.error, SBI_ERR_INVALID_PARAM);
 	if (!r1.error)
 		GT_CHECK_BITS("cfg-raw-on-programmable", 1UL << r1.value, prog_mask,
 			      1UL << r1.value);
 	if (!r2.error)
 		GT_CHECK_BITS("cfg-raw-v2-on-programmable", 1UL << r2.value, prog_mask,
 			      1UL << r2.value);
-	/* the same raw v2 event with and without bits 56/57 gets the same answer only if the
+	/* the same raw v2 event with and without bits 54/55 gets the same answer only if the
 	 * bits are passed on; just require both answers be SUCCESS or NOT_SUPPORTED */
 	if (!gt_native())
 		GT_CHECK_EQ("cfg-raw-v2-answer-kind",
