@@ -6,7 +6,10 @@ OBJCOPY   := $(CROSS)objcopy
 QEMU      ?= qemu-system-riscv64
 LINUX_TAR ?= /usr/src/linux-source-6.12.tar.xz
 PICOLIBC  := /usr/lib/picolibc/riscv64-unknown-elf
-PYTHON    ?= python3
+# Debian's interpreter: the tools need its python3-libfdt (a pyenv or venv python3 on PATH lacks it)
+PYTHON    ?= /usr/bin/python3
+# The sanitizers of every host unit test and fuzzer (core/test, vpmu/test)
+HOST_SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 CONFIG    ?= default
 
 RV_ARCH   := -march=rv64imac_zicsr_zifencei -mabi=lp64 -mcmodel=medany
@@ -15,7 +18,8 @@ RV_CFLAGS := $(RV_ARCH) -O2 -g -ffreestanding -fno-common -fno-pie -fno-stack-pr
 	     -isystem $(shell $(CC_RV) -print-file-name=include-fixed) -Wall -Wextra -Werror -MMD -MP
 RV_LIBS   := -L$(PICOLIBC)/lib/rv64imac/lp64 -lc $(shell $(CC_RV) -march=rv64imac -mabi=lp64 -print-libgcc-file-name)
 
-.PHONY: all deps hv run test unit guest-images bundles bench fuzz soak sampling clean format lint
+.PHONY: all deps hv run test unit guest-images bundles bench fuzz soak sampling parity clean format \
+	lint
 all: hv bundles
 
 deps:
@@ -38,7 +42,9 @@ $(BUILD)/hv/libfdt/%.o: $(LIBFDT_DIR)/.stamp
 # ---- the hypervisor ----
 HV_SRCS := $(wildcard arch/riscv/*.c arch/riscv/*.S core/*.c vpmu/*.c)
 HV_OBJS := $(patsubst %,$(BUILD)/hv/%.o,$(HV_SRCS))
-HV_CFLAGS := $(RV_CFLAGS) -I$(LIBFDT_DIR) -I. -Iarch/riscv -Icore -Ivpmu
+# One include root: headers are named by folder ("core/vcpu.h"), so the includes show the
+# dependencies (tools/layering.py checks them)
+HV_CFLAGS := $(RV_CFLAGS) -I$(LIBFDT_DIR) -I.
 
 $(BUILD)/hv/%.c.o: %.c $(LIBFDT_DIR)/.stamp
 	@mkdir -p $(dir $@)
@@ -80,9 +86,14 @@ guest-images::
 unit: $(UNIT_TESTS)
 
 # ---- the two user commands ----
+# make run CONFIG=linux-shell QEMU_ARGS="-smp 4" ICOUNT=0: QEMU_ARGS are added to QEMU's
+# command line; Linux configurations run under -icount shift=0 unless ICOUNT=0 (ICOUNT=1
+# adds it to any configuration). See tools/run.py.
+RUN_ARGS = $(if $(QEMU_ARGS),--qemu-args "$(QEMU_ARGS)") \
+	   $(if $(filter 0 no off,$(ICOUNT)),--no-icount)$(if $(filter 1 yes on,$(ICOUNT)),--icount)
 run: deps
 	@$(MAKE) --no-print-directory all
-	@$(PYTHON) tools/run.py $(CONFIG)
+	@$(PYTHON) tools/run.py $(CONFIG) $(RUN_ARGS)
 
 test: deps
 	@$(MAKE) --no-print-directory all unit
@@ -94,6 +105,11 @@ bench: deps
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory kvm-peer && kvm= || kvm=--kvm-build-failed; \
 	$(PYTHON) tools/bench.py $$kvm $(BENCH_ARGS)
+
+# perf natively and in a guest, the same commands: regenerates the table in docs/linux-guest.md
+parity: deps
+	@$(MAKE) --no-print-directory all
+	@$(PYTHON) tools/parity.py --update docs/linux-guest.md
 
 # Longer runs on demand, not part of make test
 fuzz: deps
@@ -113,30 +129,30 @@ sampling: deps
 format:
 	clang-format -i $(shell git ls-files '*.c' '*.h')
 
-# ---- make lint: clang-format (check only), cppcheck, clang-tidy; changes no file ----
+# ---- make lint: layering rules, clang-format (check only), cppcheck, clang-tidy; changes no file ----
 # The C files git tracks, and new ones it does not ignore (linted before their first commit).
 LINT_FILES = $(sort $(wildcard $(shell git ls-files --cached --others --exclude-standard '*.c' '*.h')))
 LINT_C     = $(filter %.c,$(LINT_FILES))
 # cppcheck: every C file, as the RISC-V configuration (freestanding, LP64)
 LINT_CPPCHECK := cppcheck --enable=warning,performance,portability --error-exitcode=1 --inline-suppr \
 		 --quiet --platform=unix64 --std=c11 -D__riscv -D__riscv_xlen=64 \
-		 -I . -I core -I arch/riscv -I vpmu -I guest-tests/lib
+		 -I . -I guest-tests/lib -I arch/riscv
 LINT_CHECKS := -*,bugprone-*,-bugprone-easily-swappable-parameters,-bugprone-reserved-identifier,clang-analyzer-*,-clang-analyzer-security.insecureAPI.*
 LINT_TIDY  := clang-tidy --quiet --warnings-as-errors='*'
 # clang-tidy on the host: core/ and vpmu/ with the unit tests' flags (core/test/core-test.mk,
 # vpmu/test/vpmu-test.mk); core/test/stubs gives the host sbi_call.h instead of the ecall.
-# valist.Uninitialized misreads x86-64's array va_list passed to hv_vsnprintf (the RISC-V run
+# valist.Uninitialized misreads x86-64's array va_list passed to vsnprintf (the RISC-V run
 # of the same code is clean).
 LINT_TIDY_HOST_C     = $(filter-out core/test/% vpmu/test/%,$(filter core/% vpmu/%,$(LINT_C)))
-LINT_TIDY_HOST_FLAGS := -std=gnu11 -I core/test/stubs -I core -I arch/riscv -I vpmu -I .
+LINT_TIDY_HOST_FLAGS := -std=gnu11 -I core/test/stubs -I .
 # clang-tidy for the RISC-V target: arch/riscv and the bare-metal guest tests (not
 # guest-tests/linux: Linux user programs). Clang 14 knows no zicsr/zifencei: plain rv64imac.
 LINT_TIDY_RV_C       = $(filter arch/riscv/% guest-tests/lib/% guest-tests/images/%,$(LINT_C))
 LINT_TIDY_RV_FLAGS   := --target=riscv64-unknown-elf -march=rv64imac -mabi=lp64 -ffreestanding \
-			-std=gnu11 -isystem $(PICOLIBC)/include -I core -I arch/riscv -I vpmu -I . \
-			-I guest-tests/lib
-lint:
+			-std=gnu11 -isystem $(PICOLIBC)/include -I $(LIBFDT_DIR) -I . -I guest-tests/lib -I arch/riscv
+lint: $(LIBFDT_DIR)/.stamp
 	@st=0; \
+	echo "  LINT    layering"; $(PYTHON) tools/layering.py || st=1; \
 	echo "  LINT    clang-format"; clang-format --dry-run --Werror $(LINT_FILES) || st=1; \
 	echo "  LINT    cppcheck"; $(LINT_CPPCHECK) $(LINT_C) || st=1; \
 	echo "  LINT    clang-tidy (host)"; \

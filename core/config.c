@@ -2,14 +2,13 @@
 /* Parse the configuration DTB (docs/configuration.md); reject anything odd. */
 #include <libfdt.h>
 #include <string.h>
-#include "config.h"
-#include "lib.h"
-
-#define SZ_2M 0x200000ULL
+#include "arch/riscv/gstage.h"
+#include "core/config.h"
+#include "core/lib.h"
 
 #define fail(...)                                                                                  \
 	do {                                                                                       \
-		hv_snprintf(err, errlen, __VA_ARGS__);                                             \
+		snprintf(err, errlen, __VA_ARGS__);                                                \
 		return -1;                                                                         \
 	} while (0)
 
@@ -221,8 +220,7 @@ int config_parse(const void *bundle, size_t bundle_size, struct hv_config *out, 
 	if (guests < 0)
 		fail("configuration: no /guests node");
 
-	fdt_for_each_subnode(node, fdt, guests)
-	{
+	fdt_for_each_subnode (node, fdt, guests) {
 		if (out->nr_vms == CONFIG_VM_MAX)
 			fail("configuration: more than %d guests", CONFIG_VM_MAX);
 		if (parse_guest(fdt, node, bundle_size, &out->vms[out->nr_vms], err, errlen))

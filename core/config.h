@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "vpmu.h"
+#include "vpmu/vpmu.h"
 
 #define VM_NAME_MAX   32
 #define VCPU_MAX      8

@@ -9,11 +9,13 @@
 struct vm;
 
 void console_init(uintptr_t uart_base, unsigned int reg_shift);
-/* Write a whole line atomically with respect to other writers */
-void console_write_line(const char *prefix, const char *text, size_t len);
-/* Append guest output; complete lines are printed with "[name] " */
+/* Guest output, forwarded at once unless another guest's line is open (console.c) */
+void console_guest_write(struct vm *vm, const char *s, size_t len);
 void console_guest_putc(struct vm *vm, char c);
+/* The guest stops: write what it has buffered and end its open line */
 void console_guest_flush(struct vm *vm);
+/* Write every held message and buffered output, end the open line (at power-off) */
+void console_flush_all(void);
 /* The next input character for this guest, -1 if none (or it has no focus) */
 int console_getc(struct vm *vm);
 

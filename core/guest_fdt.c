@@ -6,11 +6,12 @@
  */
 #include <libfdt.h>
 #include <string.h>
-#include "guest_fdt.h"
-#include "hostdt.h"
-#include "lib.h"
-#include "vm.h"
-#include "vpmu.h"
+#include "core/guest_fdt.h"
+#include "core/entropy.h"
+#include "core/hostdt.h"
+#include "core/lib.h"
+#include "core/vm.h"
+#include "vpmu/vpmu.h"
 
 /* Unprivileged extensions pass through; privileged ones need our support. */
 static const char *const passthrough_exts[] = {
@@ -40,6 +41,11 @@ unsigned int guest_isa_extensions(const char **out, unsigned int max)
 		out[n++] = "sscofpmf";
 	if (host.ext[HOST_EXT_SVPBMT] && n < max)
 		out[n++] = "svpbmt";
+	/* enabled for VS/VU in henvcfg by vcpu_arch_hart_init() */
+	if (host.ext[HOST_EXT_ZICBOM] && host.cbom_block && n < max)
+		out[n++] = "zicbom";
+	if (host.ext[HOST_EXT_ZICBOZ] && host.cboz_block && n < max)
+		out[n++] = "zicboz";
 	return n;
 }
 
@@ -64,7 +70,7 @@ static int build_cpu(void *fdt, unsigned int id, const char *isa, const char *co
 		memcpy(list + len, exts[i], l);
 		len += l;
 	}
-	hv_snprintf(name, sizeof(name), "cpu@%u", id);
+	snprintf(name, sizeof(name), "cpu@%u", id);
 	CHECK(fdt_begin_node(fdt, name));
 	CHECK(fdt_property_string(fdt, "device_type", "cpu"));
 	CHECK(fdt_property_u32(fdt, "reg", id));
@@ -75,6 +81,10 @@ static int build_cpu(void *fdt, unsigned int id, const char *isa, const char *co
 	CHECK(fdt_property(fdt, "riscv,isa-extensions", list, (int)len));
 	CHECK(fdt_property_string(fdt, "mmu-type",
 				  host.mmu_type[0] ? host.mmu_type : "riscv,sv39"));
+	if (host.ext[HOST_EXT_ZICBOM] && host.cbom_block)
+		CHECK(fdt_property_u32(fdt, "riscv,cbom-block-size", host.cbom_block));
+	if (host.ext[HOST_EXT_ZICBOZ] && host.cboz_block)
+		CHECK(fdt_property_u32(fdt, "riscv,cboz-block-size", host.cboz_block));
 	CHECK(fdt_begin_node(fdt, "interrupt-controller"));
 	CHECK(fdt_property_u32(fdt, "#interrupt-cells", 1));
 	CHECK(fdt_property(fdt, "interrupt-controller", NULL, 0));
@@ -86,7 +96,7 @@ static int build_cpu(void *fdt, unsigned int id, const char *isa, const char *co
 
 static void isa_string(char *buf, size_t size, const char *const *exts, unsigned int n)
 {
-	size_t len = (size_t)hv_snprintf(buf, size, "rv64");
+	size_t len = (size_t)snprintf(buf, size, "rv64");
 
 	for (unsigned int i = 0; i < n; i++)
 		if (strlen(exts[i]) == 1 && len + 1 < size) {
@@ -95,7 +105,7 @@ static void isa_string(char *buf, size_t size, const char *const *exts, unsigned
 		}
 	for (unsigned int i = 0; i < n; i++)
 		if (strlen(exts[i]) > 1 && len + strlen(exts[i]) + 1 < size)
-			len += (size_t)hv_snprintf(buf + len, size - len, "_%s", exts[i]);
+			len += (size_t)snprintf(buf + len, size - len, "_%s", exts[i]);
 }
 
 int guest_fdt_build(struct vm *vm, void *fdt, size_t size, uint64_t initrd_gpa,
@@ -105,6 +115,8 @@ int guest_fdt_build(struct vm *vm, void *fdt, size_t size, uint64_t initrd_gpa,
 	unsigned int n = guest_isa_extensions(exts, ARRAY_SIZE(exts));
 	char isa[512], name[40];
 	fdt64_t reg[2];
+	uint8_t seed[32];
+	static unsigned long boots; /* every boot of every guest gets another seed */
 
 	isa_string(isa, sizeof(isa), exts, n);
 	CHECK(fdt_create(fdt, (int)size));
@@ -113,7 +125,7 @@ int guest_fdt_build(struct vm *vm, void *fdt, size_t size, uint64_t initrd_gpa,
 	CHECK(fdt_property_u32(fdt, "#address-cells", 2));
 	CHECK(fdt_property_u32(fdt, "#size-cells", 2));
 	CHECK(fdt_property_string(fdt, "compatible", "pmuvisor,guest"));
-	hv_snprintf(name, sizeof(name), "pmuvisor guest %s", vm->name);
+	snprintf(name, sizeof(name), "pmuvisor guest %s", vm->name);
 	CHECK(fdt_property_string(fdt, "model", name));
 
 	CHECK(fdt_begin_node(fdt, "chosen"));
@@ -123,6 +135,9 @@ int guest_fdt_build(struct vm *vm, void *fdt, size_t size, uint64_t initrd_gpa,
 		CHECK(fdt_property_u64(fdt, "linux,initrd-start", initrd_gpa));
 		CHECK(fdt_property_u64(fdt, "linux,initrd-end", initrd_gpa + initrd_size));
 	}
+	if (entropy_guest_seed(host.rng_seed, host.rng_seed_len, vm->id,
+			       __atomic_fetch_add(&boots, 1, __ATOMIC_RELAXED), seed, sizeof(seed)))
+		CHECK(fdt_property(fdt, "rng-seed", seed, sizeof(seed)));
 	CHECK(fdt_end_node(fdt));
 
 	CHECK(fdt_begin_node(fdt, "cpus"));
@@ -133,7 +148,7 @@ int guest_fdt_build(struct vm *vm, void *fdt, size_t size, uint64_t initrd_gpa,
 		CHECK(build_cpu(fdt, i, isa, exts, n));
 	CHECK(fdt_end_node(fdt));
 
-	hv_snprintf(name, sizeof(name), "memory@%lx", (unsigned long)vm->ram_gpa);
+	snprintf(name, sizeof(name), "memory@%lx", (unsigned long)vm->ram_gpa);
 	CHECK(fdt_begin_node(fdt, name));
 	CHECK(fdt_property_string(fdt, "device_type", "memory"));
 	reg[0] = cpu_to_fdt64(vm->ram_gpa);

@@ -5,8 +5,9 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "lib.h"
-#include "vpmu.h"
+#include "arch/riscv/cpu.h"
+#include "core/lib.h"
+#include "vpmu/vpmu.h"
 
 #define HART_MAX 8
 
@@ -21,11 +22,14 @@ struct hart {
 	struct vcpu *cur;    /* the vCPU being run */
 	struct vcpu *loaded; /* the vCPU whose state is live in the CSRs */
 	unsigned long slice_end;
-	uint64_t timer_armed; /* what the hart's timer holds, to skip rewrites */
+	uint64_t timer_armed;	   /* what the hart's timer holds, to skip rewrites */
+	volatile uint64_t wake_at; /* halted until then: see sched_sleep() */
 	bool resched;
 	bool settled;			 /* reached its first idle or guest entry (boot barrier) */
 	uint64_t excl_turn_end;		 /* exclusive counting: when its turn with the token ends */
 	uint64_t excl_rest_until;	 /* ... and until when it leaves the others alone */
+	const struct vcpu *excl_counter; /* ... the vCPU that counted with it */
+	uint64_t excl_pause_end; /* ... which, having stopped, keeps it until then (0: counts) */
 	volatile unsigned long park_gen; /* the last token release it has seen while parked */
 	struct vpmu_hart pmu;		 /* whose configuration each physical counter holds */
 };
@@ -57,10 +61,7 @@ extern unsigned int nr_harts;
 
 static inline struct hart *this_hart(void)
 {
-	struct hart *h;
-
-	asm volatile("mv %0, tp" : "=r"(h));
-	return h;
+	return cpu_get_tp();
 }
 
 void sched_add(struct hart *h, struct vcpu *v);

@@ -2,16 +2,21 @@
 /* Parse the host device tree: harts, memory, timebase, UART, ISA, initrd. */
 #include <libfdt.h>
 #include <string.h>
-#include "hostdt.h"
-#include "lib.h"
+#include "core/hostdt.h"
+#include "core/lib.h"
 
 struct host_info host;
 
 static const char *const ext_names[HOST_EXT_MAX] = {
-	[HOST_EXT_H] = "h",	      [HOST_EXT_SSCOFPMF] = "sscofpmf",
-	[HOST_EXT_SSAIA] = "ssaia",   [HOST_EXT_SMCNTRPMF] = "smcntrpmf",
-	[HOST_EXT_SSTC] = "sstc",     [HOST_EXT_SVPBMT] = "svpbmt",
-	[HOST_EXT_ZICBOM] = "zicbom", [HOST_EXT_ZICBOZ] = "zicboz",
+	[HOST_EXT_H] = "h",
+	[HOST_EXT_SSCOFPMF] = "sscofpmf",
+	[HOST_EXT_SSAIA] = "ssaia",
+	[HOST_EXT_SMCNTRPMF] = "smcntrpmf",
+	[HOST_EXT_SSTC] = "sstc",
+	[HOST_EXT_SVPBMT] = "svpbmt",
+	[HOST_EXT_ZICBOM] = "zicbom",
+	[HOST_EXT_ZICBOZ] = "zicboz",
+	[HOST_EXT_SMSTATEEN] = "smstateen",
 };
 
 const char *host_ext_name(enum host_ext e)
@@ -70,14 +75,13 @@ static int parse_cpus(const void *fdt, struct host_info *h, char *err, unsigned 
 	const fdt32_t *p;
 
 	if (cpus < 0)
-		return hv_snprintf(err, errlen, "host DT: no /cpus"), -1;
+		return snprintf(err, errlen, "host DT: no /cpus"), -1;
 	p = fdt_getprop(fdt, cpus, "timebase-frequency", &len);
 	if (!p || len != 4)
-		return hv_snprintf(err, errlen, "host DT: no timebase-frequency"), -1;
+		return snprintf(err, errlen, "host DT: no timebase-frequency"), -1;
 	h->timebase = fdt32_to_cpu(*p);
 
-	fdt_for_each_subnode(node, fdt, cpus)
-	{
+	fdt_for_each_subnode (node, fdt, cpus) {
 		const char *type = fdt_getprop(fdt, node, "device_type", NULL);
 		const char *status = fdt_getprop(fdt, node, "status", NULL);
 
@@ -93,7 +97,7 @@ static int parse_cpus(const void *fdt, struct host_info *h, char *err, unsigned 
 			first = node;
 	}
 	if (!h->nr_harts)
-		return hv_snprintf(err, errlen, "host DT: no usable harts"), -1;
+		return snprintf(err, errlen, "host DT: no usable harts"), -1;
 
 	for (int e = 0; e < HOST_EXT_MAX; e++)
 		h->ext[e] = hostdt_isa_has(fdt, first, ext_names[e]);
@@ -103,6 +107,11 @@ static int parse_cpus(const void *fdt, struct host_info *h, char *err, unsigned 
 		if (mmu && strlen(mmu) < sizeof(h->mmu_type))
 			strcpy(h->mmu_type, mmu);
 	}
+	/* Linux uses Zicbom/Zicboz only with these (it zeroes pages with cbo.zero) */
+	p = fdt_getprop(fdt, first, "riscv,cbom-block-size", &len);
+	h->cbom_block = p && len == 4 ? fdt32_to_cpu(*p) : 0;
+	p = fdt_getprop(fdt, first, "riscv,cboz-block-size", &len);
+	h->cboz_block = p && len == 4 ? fdt32_to_cpu(*p) : 0;
 	return 0;
 }
 
@@ -114,10 +123,10 @@ static int parse_memory(const void *fdt, struct host_info *h, char *err, unsigne
 
 	node = fdt_node_offset_by_prop_value(fdt, -1, "device_type", "memory", 7);
 	if (node < 0)
-		return hv_snprintf(err, errlen, "host DT: no memory node"), -1;
+		return snprintf(err, errlen, "host DT: no memory node"), -1;
 	p = fdt_getprop(fdt, node, "reg", &len);
 	if (!p || len < (ac + sc) * 4)
-		return hv_snprintf(err, errlen, "host DT: bad memory reg"), -1;
+		return snprintf(err, errlen, "host DT: bad memory reg"), -1;
 	h->mem.base = read_cells(p, ac);
 	h->mem.size = read_cells(p + ac, sc);
 
@@ -126,8 +135,7 @@ static int parse_memory(const void *fdt, struct host_info *h, char *err, unsigne
 	if (node >= 0) {
 		int child, rac = fdt_address_cells(fdt, node), rsc = fdt_size_cells(fdt, node);
 
-		fdt_for_each_subnode(child, fdt, node)
-		{
+		fdt_for_each_subnode (child, fdt, node) {
 			p = fdt_getprop(fdt, child, "reg", &len);
 			if (!p || len < (rac + rsc) * 4 || h->nr_resv == HOST_RESV_MAX)
 				continue;
@@ -178,6 +186,7 @@ static void parse_chosen(const void *fdt, struct host_info *h)
 {
 	int node = fdt_path_offset(fdt, "/chosen"), len;
 	const fdt32_t *p;
+	const char *s;
 
 	if (node < 0)
 		return;
@@ -187,17 +196,41 @@ static void parse_chosen(const void *fdt, struct host_info *h)
 	p = fdt_getprop(fdt, node, "linux,initrd-end", &len);
 	if (p)
 		h->initrd_end = read_cells(p, len / 4);
+	p = fdt_getprop(fdt, node, "rng-seed", &len);
+	if (p && len > 0) {
+		h->rng_seed_len = (unsigned int)len < sizeof(h->rng_seed) ? (unsigned int)len
+									  : sizeof(h->rng_seed);
+		memcpy(h->rng_seed, p, h->rng_seed_len);
+	}
+	s = fdt_getprop(fdt, node, "bootargs", &len);
+	if (s && len > 0)
+		snprintf(h->bootargs, sizeof(h->bootargs), "%.*s", len, s);
 }
 
 int hostdt_parse(const void *fdt, struct host_info *h, char *err, unsigned long errlen)
 {
 	memset(h, 0, sizeof(*h));
 	if (fdt_check_header(fdt))
-		return hv_snprintf(err, errlen, "host DT: bad header"), -1;
+		return snprintf(err, errlen, "host DT: bad header"), -1;
 	parse_uart(fdt, h);
 	parse_finisher(fdt, h);
 	parse_chosen(fdt, h);
 	if (parse_cpus(fdt, h, err, errlen) || parse_memory(fdt, h, err, errlen))
 		return -1;
 	return 0;
+}
+
+bool hostdt_option(const char *word)
+{
+	size_t n = strlen(word);
+
+	for (const char *p = host.bootargs; *p;) {
+		while (*p == ' ')
+			p++;
+		if (strncmp(p, word, n) == 0 && (p[n] == ' ' || p[n] == '\0'))
+			return true;
+		while (*p && *p != ' ')
+			p++;
+	}
+	return false;
 }

@@ -18,6 +18,7 @@ enum host_ext {
 	HOST_EXT_SVPBMT,
 	HOST_EXT_ZICBOM,
 	HOST_EXT_ZICBOZ,
+	HOST_EXT_SMSTATEEN,
 	HOST_EXT_MAX
 };
 
@@ -37,8 +38,12 @@ struct host_info {
 	unsigned int uart_shift;
 	uint64_t initrd_start, initrd_end;
 	bool ext[HOST_EXT_MAX];
-	char isa_base[16]; /* e.g. "rv64imafdch" letters */
-	char mmu_type[16]; /* e.g. "riscv,sv57" */
+	char isa_base[16];		 /* e.g. "rv64imafdch" letters */
+	char mmu_type[16];		 /* e.g. "riscv,sv57" */
+	uint32_t cbom_block, cboz_block; /* riscv,cbo[mz]-block-size (0: none) */
+	uint8_t rng_seed[64];		 /* /chosen/rng-seed (the guests' seeds derive from it) */
+	unsigned int rng_seed_len;
+	char bootargs[128]; /* /chosen/bootargs (QEMU -append): hypervisor options */
 };
 
 extern struct host_info host;
@@ -46,6 +51,8 @@ extern struct host_info host;
 /* Returns 0, or -1 with the reason in err */
 int hostdt_parse(const void *fdt, struct host_info *h, char *err, unsigned long errlen);
 const char *host_ext_name(enum host_ext e);
+/* Whether the bootargs hold this word (e.g. "pmu-backend=sbi"), space separated */
+bool hostdt_option(const char *word);
 /* True if the named extension appears in a cpu node's ISA description */
 bool hostdt_isa_has(const void *fdt, int cpu, const char *ext);
 

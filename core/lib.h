@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h> /* picolibc's tinystdio: snprintf, vsnprintf (no errno, no TLS) */
 
 #define ARRAY_SIZE(a)	      (sizeof(a) / sizeof((a)[0]))
 #define ALIGN_UP(x, a)	      (((x) + (a)-1) & ~((uint64_t)(a)-1))
@@ -14,8 +15,6 @@
 #define container_of(p, t, m) ((t *)((char *)(p)-offsetof(t, m)))
 #define BIT(n)		      (1UL << (n))
 
-int hv_vsnprintf(char *buf, size_t size, const char *fmt, va_list ap);
-int hv_snprintf(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Hypervisor log line to the console, serialised with guest output */
 void hv_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 __attribute__((noreturn)) void hv_panic(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -5,18 +5,19 @@
  */
 #include <libfdt.h>
 #include <string.h>
-#include "bundle.h"
-#include "config.h"
-#include "console.h"
-#include "guest_fdt.h"
-#include "hart.h"
-#include "hostdt.h"
-#include "lib.h"
-#include "mm.h"
-#include "sbi_call.h"
-#include "timer.h"
-#include "vcpu.h"
-#include "vm.h"
+#include "core/bundle.h"
+#include "arch/riscv/cpu.h"
+#include "core/config.h"
+#include "core/console.h"
+#include "core/guest_fdt.h"
+#include "core/hart.h"
+#include "core/hostdt.h"
+#include "core/lib.h"
+#include "core/mm.h"
+#include "arch/riscv/sbi_call.h"
+#include "arch/riscv/timer.h"
+#include "core/vcpu.h"
+#include "core/vm.h"
 
 #define HART_STACK_SIZE 16384
 
@@ -32,13 +33,14 @@ static struct hv_config config;
 
 void hv_poweroff(bool failure)
 {
+	console_flush_all();
 	/* SBI SRST cannot say "failed" to QEMU; its test device can (exit code 1) */
 	if (failure && host.finisher_base)
 		*(volatile uint32_t *)host.finisher_base = FINISHER_FAIL | (1U << 16);
 	sbi_ecall(SBI_EXT_SRST, SBI_EXT_SRST_RESET, SBI_SRST_RESET_TYPE_SHUTDOWN,
 		  failure ? SBI_SRST_RESET_REASON_SYSFAIL : SBI_SRST_RESET_REASON_NONE, 0, 0, 0, 0);
 	for (;;)
-		asm volatile("wfi");
+		cpu_wfi();
 }
 
 void hv_panic(const char *fmt, ...)
@@ -47,7 +49,7 @@ void hv_panic(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	hv_vsnprintf(buf, sizeof(buf), fmt, ap);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	hv_printf("pmuvisor: PANIC: %s\n", buf);
 	hv_poweroff(true);
@@ -163,7 +165,7 @@ static void create_guests(void)
 
 static void hart_start(struct hart *h)
 {
-	asm volatile("mv tp, %0" : : "r"(h));
+	cpu_set_tp(h);
 	vcpu_arch_hart_init();
 	sched_run(h);
 }
@@ -171,7 +173,7 @@ static void hart_start(struct hart *h)
 void hv_secondary_main(unsigned long hartid, struct hart *h)
 {
 	(void)hartid;
-	asm volatile("mv tp, %0" : : "r"(h));
+	cpu_set_tp(h);
 	vpmu_hart_init();
 	hart_start(h);
 }
@@ -208,7 +210,7 @@ void hv_main(unsigned long hartid, const void *fdt)
 	}
 	if (!boot)
 		hv_panic("boot hart %lu is not in the device tree", hartid);
-	asm volatile("mv tp, %0" : : "r"(boot));
+	cpu_set_tp(boot);
 
 	vpmu_global_init();
 	vcpu_arch_hart_init();

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include <string.h>
-#include "mm.h"
+#include "core/mm.h"
 
 void mm_init(struct mm *mm, uint64_t base, uint64_t size)
 {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* The guest SBI table: one row per extension; probe walks the same rows. */
 #include <stddef.h>
-#include "sbi.h"
-#include "lib.h"
+#include "core/sbi.h"
+#include "core/lib.h"
 
 extern const struct sbi_ext sbi_ext_base, sbi_ext_time, sbi_ext_ipi, sbi_ext_rfence, sbi_ext_hsm,
 	sbi_ext_srst, sbi_ext_dbcn, sbi_ext_legacy, sbi_ext_legacy_shutdown, sbi_ext_pmu;

@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "../arch/riscv/sbi_spec.h"
+#include "arch/riscv/sbi_spec.h"
 
 struct vcpu;
 

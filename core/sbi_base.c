@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* SBI BASE extension */
-#include "sbi.h"
-#include "sbi_call.h"
+#include "core/sbi.h"
+#include "arch/riscv/sbi_call.h"
 
 /* Not an assigned SBI implementation ID; chosen to read "pmuv" in ASCII */
 #define PMUVISOR_SBI_IMPL_ID	  0x706d7576UL

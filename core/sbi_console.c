@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* SBI DBCN and the legacy console/timer/IPI/shutdown calls. */
-#include "console.h"
-#include "sbi.h"
-#include "vcpu.h"
-#include "vm.h"
+#include "core/console.h"
+#include "core/sbi.h"
+#include "core/vcpu.h"
+#include "core/vm.h"
 
 static struct sbi_ret dbcn_handler(struct vcpu *vcpu, unsigned long eid, unsigned long fid,
 				   const unsigned long args[6])
@@ -24,8 +24,7 @@ static struct sbi_ret dbcn_handler(struct vcpu *vcpu, unsigned long eid, unsigne
 	if (!p)
 		return (struct sbi_ret){SBI_ERR_INVALID_PARAM, 0};
 	if (fid == SBI_EXT_DBCN_CONSOLE_WRITE) {
-		for (unsigned long i = 0; i < n; i++)
-			console_guest_putc(vm, p[i]);
+		console_guest_write(vm, p, n);
 		return (struct sbi_ret){0, n};
 	}
 	for (unsigned long i = 0; i < n; i++) {

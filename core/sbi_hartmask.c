@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
-#include "sbi_hartmask.h"
-#include "sbi.h"
-#include "vm.h"
+#include "core/sbi_hartmask.h"
+#include "core/sbi.h"
+#include "core/vm.h"
 
 long sbi_hartmask_resolve(const struct vm *vm, unsigned long mask, unsigned long base,
 			  unsigned long *vcpus)

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* SBI HSM: guests start, stop and suspend their own vCPUs. */
-#include "hart.h"
-#include "sbi.h"
-#include "vcpu.h"
-#include "vm.h"
+#include "core/hart.h"
+#include "core/sbi.h"
+#include "core/vcpu.h"
+#include "core/vm.h"
 
 static bool executable_gpa(struct vm *vm, unsigned long addr)
 {

@@ -6,12 +6,12 @@
  * hgatp of the calling hart, which holds this guest's while we handle its
  * ecall. The guest has no H extension, so the HFENCE functions are absent.
  */
-#include "hart.h"
-#include "sbi.h"
-#include "sbi_call.h"
-#include "sbi_hartmask.h"
-#include "vcpu.h"
-#include "vm.h"
+#include "core/hart.h"
+#include "core/sbi.h"
+#include "arch/riscv/sbi_call.h"
+#include "core/sbi_hartmask.h"
+#include "core/vcpu.h"
+#include "core/vm.h"
 
 struct rfence_kind {
 	unsigned long host_fid;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* SBI SRST: a guest's shutdown or reboot affects that guest only. */
-#include "sbi.h"
-#include "vcpu.h"
-#include "vm.h"
+#include "core/sbi.h"
+#include "core/vcpu.h"
+#include "core/vm.h"
 
 static struct sbi_ret srst_handler(struct vcpu *vcpu, unsigned long eid, unsigned long fid,
 				   const unsigned long args[6])

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* SBI TIME and IPI extensions */
-#include "sbi.h"
-#include "sbi_hartmask.h"
-#include "vcpu.h"
-#include "vm.h"
+#include "core/sbi.h"
+#include "core/sbi_hartmask.h"
+#include "core/vcpu.h"
+#include "core/vm.h"
 
 static struct sbi_ret time_handler(struct vcpu *vcpu, unsigned long eid, unsigned long fid,
 				   const unsigned long args[6])

@@ -4,14 +4,14 @@
  * point where one vCPU's state leaves the hart and another's arrives: the
  * PMU save/restore hangs here too.
  */
-#include "cpu.h"
-#include "csr.h"
-#include "hart.h"
-#include "hostdt.h"
-#include "sbi_call.h"
-#include "timer.h"
-#include "vcpu.h"
-#include "vm.h"
+#include "arch/riscv/cpu.h"
+#include "arch/riscv/csr.h"
+#include "core/hart.h"
+#include "core/hostdt.h"
+#include "arch/riscv/sbi_call.h"
+#include "arch/riscv/timer.h"
+#include "core/vcpu.h"
+#include "core/vm.h"
 
 struct hart harts[HART_MAX];
 struct hart_status hart_status[HART_MAX];
@@ -76,7 +76,7 @@ static volatile unsigned long idle_harts;
  * the vPMU measures it at boot: vpmu_counts_other_harts()). A vCPU with
  * running hardware counters would count other guests' work, so it runs
  * only while every other hart is halted: its hart takes the token
- * (excl_owner), makes the others park (halt, waiting for an IPI only) and
+ * (excl_token), makes the others park (halt, waiting for an IPI only) and
  * enters its guest once each has acknowledged. They run again when it
  * releases the token: when its vCPU stops counting, leaves the hart, or has
  * had a slice while others wait (then it rests a slice itself, for
@@ -84,28 +84,121 @@ static volatile unsigned long idle_harts;
  * instruction, so nothing wakes a parked hart but the release: no timer,
  * and no IPI (kicks to parked harts are deferred to the release).
  */
-static bool excl_enabled;
-static volatile int excl_owner = -1;	   /* hart index holding the token, or -1 */
+/*
+ * The token: which hart holds it (bits 0-15: hart index + 1, 0 for none)
+ * and how many times it has been taken (the rest). One word, so that a
+ * hart that sees an owner also sees that owner's acquisition: a parked
+ * hart acknowledges exactly the acquisition that parks it, by the store
+ * right before its wfi, and only when no IPI is pending. Once every other
+ * hart has acknowledged, none of them executes anything until the release.
+ */
+static volatile unsigned long excl_token;
 static volatile unsigned long excl_parked; /* harts halted */
 static volatile unsigned long excl_want;   /* ... of which these have work to do */
-/*
- * Acquisitions so far. A parked hart acknowledges the latest one by the
- * store right before its wfi, and only when no IPI is pending: once every
- * other hart has acknowledged, none of them executes anything until the
- * release.
- */
-static volatile unsigned long excl_gen;
+
+#define EXCL_OWNER_BITS 16
+
+static int excl_owner(unsigned long token)
+{
+	return (int)(token & (BIT(EXCL_OWNER_BITS) - 1)) - 1;
+}
+
+static unsigned long excl_gen(unsigned long token)
+{
+	return token >> EXCL_OWNER_BITS;
+}
+
+static bool excl_mine(const struct hart *h)
+{
+	return excl_owner(__atomic_load_n(&excl_token, __ATOMIC_ACQUIRE)) == (int)h->index;
+}
+
+static bool excl_blocks(const struct hart *h, unsigned long token)
+{
+	int o = excl_owner(token);
+
+	return o >= 0 && o != (int)h->index;
+}
 
 static bool excl_blocked(const struct hart *h)
 {
-	int o = __atomic_load_n(&excl_owner, __ATOMIC_ACQUIRE);
+	return excl_blocks(h, __atomic_load_n(&excl_token, __ATOMIC_ACQUIRE));
+}
 
-	return o >= 0 && o != (int)h->index;
+/*
+ * Timed sleeps. Under QEMU -icount one thread runs all harts in turn
+ * (accel/tcg/tcg-accel-ops-rr.c): a busy hart runs up to half the time to
+ * the next timer deadline of the machine (icount_percpu_budget) before a
+ * halted hart is looked at again, so a halted hart's own timer wakes it up
+ * to ~50 ms late (the next deadline is often QEMU's 100 ms round-robin
+ * kick). An IPI ends the busy hart's run at once. So a hart that sleeps
+ * until a time says so (wake_at, bit in `sleepers`), and a hart that runs
+ * arms its own timer for that time too and wakes the sleeper with an IPI.
+ * Only where that quirk is (excl_enabled: the -icount probe).
+ */
+static volatile unsigned long sleepers;
+
+static bool excl_enabled;
+
+/* Halt until an interrupt; the timer is armed for `until` (UINT64_MAX: not) */
+static unsigned long sched_sleep(struct hart *h, uint64_t until, bool rest)
+{
+	unsigned long sip = 0;
+
+	if (excl_enabled && until != UINT64_MAX) {
+		h->wake_at = until;
+		__atomic_or_fetch(&sleepers, BIT(h->index), __ATOMIC_SEQ_CST);
+		/* a running hart whose timer is set later learns of us now */
+		for (unsigned int i = 0; i < nr_harts; i++)
+			if (i != h->index && !(sleepers & BIT(i)) &&
+			    (hart_status[i].doing == HART_GUEST ||
+			     hart_status[i].doing == HART_HYPERVISOR) &&
+			    harts[i].timer_armed > until)
+				hart_send_ipi(harts[i].hartid);
+	}
+	if (rest)
+		timer_wait_ipi(true, NULL, 0);
+	else
+		sip = timer_idle();
+	__atomic_and_fetch(&sleepers, ~BIT(h->index), __ATOMIC_SEQ_CST);
+	return sip;
+}
+
+/* The earliest wake-up this hart must stand in for */
+static uint64_t sched_sleepers_next(const struct hart *h)
+{
+	unsigned long s = __atomic_load_n(&sleepers, __ATOMIC_ACQUIRE) & ~BIT(h->index);
+	uint64_t next = UINT64_MAX;
+
+	for (unsigned int i = 0; s; i++, s >>= 1)
+		if ((s & 1) && harts[i].wake_at < next)
+			next = harts[i].wake_at;
+	return next;
+}
+
+static void sched_wake_sleepers(const struct hart *h, uint64_t now)
+{
+	unsigned long s = __atomic_load_n(&sleepers, __ATOMIC_ACQUIRE) & ~BIT(h->index);
+
+	for (unsigned int i = 0; s; i++, s >>= 1)
+		if ((s & 1) && harts[i].wake_at <= now &&
+		    (__atomic_fetch_and(&sleepers, ~BIT(i), __ATOMIC_SEQ_CST) & BIT(i)))
+			hart_send_ipi(harts[i].hartid);
+}
+
+/* Arm the hart timer for t unless it fires earlier already */
+static void sched_arm_before(struct hart *h, uint64_t t)
+{
+	if (t < h->timer_armed) {
+		h->timer_armed = t;
+		timer_arm(t);
+	}
 }
 
 /* Halt, waiting for IPIs only, as long as another hart holds the token */
 static void sched_park(struct hart *h)
 {
+	unsigned long token;
 	bool want = false;
 
 	/*
@@ -120,8 +213,8 @@ static void sched_park(struct hart *h)
 	h->park_gen = ~0UL;
 	status_doing(h, HART_PARKED);
 	__atomic_or_fetch(&excl_parked, BIT(h->index), __ATOMIC_SEQ_CST);
-	while (excl_blocked(h))
-		timer_wait_ipi(false, &h->park_gen, __atomic_load_n(&excl_gen, __ATOMIC_ACQUIRE));
+	while (token = __atomic_load_n(&excl_token, __ATOMIC_ACQUIRE), excl_blocks(h, token))
+		timer_wait_ipi(false, &h->park_gen, excl_gen(token));
 	h->park_gen = ~0UL;
 	__atomic_and_fetch(&excl_parked, ~BIT(h->index), __ATOMIC_SEQ_CST);
 	__atomic_and_fetch(&excl_want, ~BIT(h->index), __ATOMIC_SEQ_CST);
@@ -131,10 +224,10 @@ static void sched_unload(struct hart *h);
 
 static void sched_excl_release(struct hart *h)
 {
-	unsigned long parked;
+	unsigned long parked, token = __atomic_load_n(&excl_token, __ATOMIC_ACQUIRE);
 	unsigned int i;
 
-	if (__atomic_load_n(&excl_owner, __ATOMIC_ACQUIRE) != (int)h->index)
+	if (excl_owner(token) != (int)h->index)
 		return;
 	/*
 	 * Counters never run without the token: QEMU re-arms the overflow timer
@@ -147,7 +240,8 @@ static void sched_excl_release(struct hart *h)
 		h->resched = true; /* h->cur must be loaded again before it runs */
 	}
 	spin_unlock(&h->lock);
-	__atomic_store_n(&excl_owner, -1, __ATOMIC_RELEASE);
+	h->excl_counter = NULL;
+	__atomic_store_n(&excl_token, excl_gen(token) << EXCL_OWNER_BITS, __ATOMIC_RELEASE);
 	parked = __atomic_load_n(&excl_parked, __ATOMIC_ACQUIRE);
 	for (i = 0; i < nr_harts; i++)
 		if (parked & BIT(i))
@@ -158,20 +252,26 @@ static void sched_excl_release(struct hart *h)
  * Take the token and wait until every other hart has parked; false if it
  * was taken (we parked until its release: look at the queue again).
  * Harts already parked are not sent an IPI: one arriving after their
- * acknowledgement would wake them while we count.
+ * acknowledgement would wake them while we count. (A parked hart that has
+ * not acknowledged this acquisition is awake already: the release that
+ * ended the previous one sent it an IPI.)
  */
 static bool sched_excl_acquire(struct hart *h, unsigned long now)
 {
-	unsigned long others = (BIT(nr_harts) - 1) & ~BIT(h->index), gen;
-	int none = -1;
+	unsigned long others = (BIT(nr_harts) - 1) & ~BIT(h->index);
+	unsigned long token = __atomic_load_n(&excl_token, __ATOMIC_ACQUIRE), gen;
 
-	if (!__atomic_compare_exchange_n(&excl_owner, &none, (int)h->index, false, __ATOMIC_ACQ_REL,
-					 __ATOMIC_ACQUIRE)) {
+	if (excl_owner(token) >= 0 ||
+	    !__atomic_compare_exchange_n(&excl_token, &token,
+					 ((excl_gen(token) + 1) << EXCL_OWNER_BITS) |
+						 (h->index + 1),
+					 false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
 		sched_park(h);
 		return false;
 	}
+	gen = excl_gen(token) + 1;
 	h->excl_turn_end = now + slice_ticks;
-	gen = __atomic_add_fetch(&excl_gen, 1, __ATOMIC_ACQ_REL);
+	sched_arm_before(h, h->excl_turn_end);
 	for (unsigned int i = 0; i < nr_harts; i++)
 		if ((others & BIT(i)) &&
 		    !(__atomic_load_n(&excl_parked, __ATOMIC_ACQUIRE) & BIT(i)))
@@ -184,17 +284,47 @@ static bool sched_excl_acquire(struct hart *h, unsigned long now)
 	return true;
 }
 
+/*
+ * A vCPU that stops its counters keeps the token for EXCL_PAUSE_TICKS: a
+ * guest's overflow handler stops every counter, takes its sample and starts
+ * them again. Releasing at the stop would make the start wait for another
+ * hart's whole turn, and Linux, timing its handler, would lower
+ * perf_event_max_sample_rate and throttle the event (lost samples).
+ */
+#define EXCL_PAUSE_TICKS 500 /* 50 us at 10 MHz */
+
+static bool sched_excl_pause(struct hart *h, struct vcpu *v, unsigned long now)
+{
+	if (!excl_mine(h) || h->excl_counter != v)
+		return false;
+	if (!h->excl_pause_end) {
+		h->excl_pause_end = now + EXCL_PAUSE_TICKS;
+		sched_arm_before(h, h->excl_pause_end);
+	}
+	return now < h->excl_pause_end;
+}
+
 /* Before entering v: may it run now? False: we waited, look at the queue again */
 static bool sched_excl_enter(struct hart *h, struct vcpu *v, unsigned long now)
 {
 	if (!vpmu_counting(&v->vpmu)) {
+		if (sched_excl_pause(h, v, now))
+			return true;
 		sched_excl_release(h);
 		return !excl_blocked(h);
 	}
-	if (__atomic_load_n(&excl_owner, __ATOMIC_ACQUIRE) == (int)h->index) {
-		if (now < h->excl_turn_end || !__atomic_load_n(&excl_want, __ATOMIC_ACQUIRE))
+	h->excl_counter = v;
+	h->excl_pause_end = 0;
+	if (excl_mine(h)) {
+		if (now < h->excl_turn_end)
 			return true;
-		/* others have waited a whole slice: their turn */
+		if (!__atomic_load_n(&excl_want, __ATOMIC_ACQUIRE)) {
+			/* nobody waits: another turn, and a look again at its end */
+			h->excl_turn_end = now + slice_ticks;
+			sched_arm_before(h, h->excl_turn_end);
+			return true;
+		}
+		/* others have waited a whole turn: theirs now */
 		sched_excl_release(h);
 		h->excl_rest_until = now + slice_ticks;
 	}
@@ -205,7 +335,7 @@ static bool sched_excl_enter(struct hart *h, struct vcpu *v, unsigned long now)
 		 */
 		h->timer_armed = h->excl_rest_until;
 		timer_arm(h->excl_rest_until);
-		timer_wait_ipi(true, NULL, 0);
+		sched_sleep(h, h->excl_rest_until, true);
 		return false;
 	}
 	return sched_excl_acquire(h, now);
@@ -220,7 +350,7 @@ void sched_excl_counting_starts(struct vcpu *v)
 	struct hart *h = this_hart();
 
 	(void)v;
-	while (excl_enabled && __atomic_load_n(&excl_owner, __ATOMIC_ACQUIRE) != (int)h->index)
+	while (excl_enabled && !excl_mine(h))
 		sched_excl_acquire(h, timer_now());
 }
 
@@ -248,7 +378,8 @@ static void sched_offer_work(struct hart *h)
 	unsigned long idle = __atomic_load_n(&idle_harts, __ATOMIC_SEQ_CST) & ~BIT(h->index);
 	bool spare = false;
 
-	if (!idle || (excl_enabled && __atomic_load_n(&excl_owner, __ATOMIC_ACQUIRE) >= 0))
+	if (!idle ||
+	    (excl_enabled && excl_owner(__atomic_load_n(&excl_token, __ATOMIC_ACQUIRE)) >= 0))
 		return;
 	for (struct vcpu *v = h->queue; v && !spare; v = v->next)
 		spare = v != h->cur && v->state == VCPU_RUNNABLE && !v->pinned;
@@ -326,9 +457,9 @@ static void sched_poll(struct hart *h, unsigned long now)
 		    now - last_sbi > vm->watchdog_ticks) {
 			char why[80];
 
-			hv_snprintf(why, sizeof(why),
-				    "vcpu %u stopped: watchdog: no SBI call for %lu ms", v->id,
-				    (unsigned long)vm->cfg->watchdog_ms);
+			snprintf(why, sizeof(why),
+				 "vcpu %u stopped: watchdog: no SBI call for %lu ms", v->id,
+				 (unsigned long)vm->cfg->watchdog_ms);
 			vm_request_stop(vm, VM_STOP_FAILED, why);
 		}
 		if (__atomic_load_n(&vm->state, __ATOMIC_ACQUIRE) == VM_STOPPING) {
@@ -419,6 +550,19 @@ static void sched_arm_timer(struct hart *h)
 	}
 	if (others && h->cur && h->slice_end < next)
 		next = h->slice_end;
+	if (excl_enabled && h->cur) {
+		uint64_t s = sched_sleepers_next(h);
+
+		if (s < next)
+			next = s;
+	}
+	/* the token's holder looks at the end of its turn (and of a pause) whether others wait */
+	if (excl_enabled && h->cur && excl_mine(h)) {
+		if (h->excl_turn_end < next)
+			next = h->excl_turn_end;
+		if (h->excl_pause_end && h->excl_pause_end < next)
+			next = h->excl_pause_end;
+	}
 	if (next != h->timer_armed) {
 		h->timer_armed = next;
 		timer_arm(next);
@@ -511,7 +655,7 @@ static void sched_idle(struct hart *h)
 	unsigned long sip;
 
 	sched_settle(h);
-	sip = timer_idle();
+	sip = sched_sleep(h, h->timer_armed, false);
 
 	if (sip & BIT(IRQ_S_TIMER))
 		h->timer_armed = UINT64_MAX;
@@ -534,9 +678,12 @@ void sched_run(struct hart *h)
 		unsigned long now = timer_now();
 		struct vcpu *v;
 
-		if (excl_enabled && excl_blocked(h)) {
-			sched_park(h);
-			continue;
+		if (excl_enabled) {
+			sched_wake_sleepers(h, now);
+			if (excl_blocked(h)) {
+				sched_park(h);
+				continue;
+			}
 		}
 		spin_lock(&h->lock);
 		sched_poll(h, now);
@@ -565,7 +712,7 @@ void sched_run(struct hart *h)
 				continue;
 			}
 			if (excl_enabled && h->loaded != v && vpmu_counting(&v->vpmu) &&
-			    __atomic_load_n(&excl_owner, __ATOMIC_ACQUIRE) != (int)h->index) {
+			    !excl_mine(h)) {
 				/* its counters start at load: with the token only */
 				h->resched = true;
 				spin_unlock(&h->lock);
@@ -589,6 +736,6 @@ void sched_run(struct hart *h)
 		hart_status[h->index].doing = HART_HYPERVISOR;
 		hart_status[h->index].last_cause = vcpu_ctx(v)->scause;
 		hart_status[h->index].last_pc = vcpu_ctx(v)->sepc;
-		vcpu_arch_handle_exit(v);
+		vcpu_handle_exit(v);
 	}
 }

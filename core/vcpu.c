@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* Cross-hart signalling to vCPUs: interrupts, firmware events, kicks. */
-#include "hart.h"
-#include "cpu.h"
-#include "vcpu.h"
-#include "vm.h"
+#include "core/hart.h"
+#include "arch/riscv/cpu.h"
+#include "core/vcpu.h"
+#include "core/vm.h"
 
 bool vcpu_runnable(struct vcpu *v, unsigned long now)
 {

@@ -4,9 +4,9 @@
 #define CORE_VCPU_H
 
 #include <stdint.h>
-#include "vcpu_arch.h"
-#include "vpmu.h"
-#include "../arch/riscv/sbi_spec.h"
+#include "arch/riscv/vcpu_arch.h"
+#include "vpmu/vpmu.h"
+#include "arch/riscv/sbi_spec.h"
 
 struct vm;
 struct hart;
@@ -50,6 +50,8 @@ void vcpu_raise_irq(struct vcpu *v, unsigned long hvip_bit);
 void vcpu_fw_event(struct vcpu *v, unsigned int fw_event);
 /* On the owner hart, before entering: fold what other harts raised */
 void vcpu_fold_pending(struct vcpu *v);
+/* After vcpu_arch_run returns: handle the vCPU's exit (core/exit.c) */
+void vcpu_handle_exit(struct vcpu *v);
 /* Wake the hart owning v so it re-examines its queue */
 void vcpu_kick(struct vcpu *v);
 

@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* Guest creation, (re)boot and stop. */
 #include <string.h>
-#include "bundle.h"
-#include "console.h"
-#include "guest_fdt.h"
-#include "hart.h"
-#include "hostdt.h"
-#include "timer.h"
-#include "mm.h"
-#include "vcpu.h"
-#include "vm.h"
+#include "arch/riscv/gstage.h"
+#include "core/bundle.h"
+#include "core/console.h"
+#include "core/guest_fdt.h"
+#include "core/hart.h"
+#include "core/hostdt.h"
+#include "arch/riscv/timer.h"
+#include "core/mm.h"
+#include "core/vcpu.h"
+#include "core/vm.h"
 
-#define SZ_2M	      0x200000ULL
 #define GUEST_FDT_MAX 0x10000ULL
 
 struct vm *vms[VM_MAX];
@@ -74,6 +74,7 @@ int vm_create(const struct vm_config *cfg, unsigned int id)
 		v->vm = vm;
 		v->id = i;
 		v->state = VCPU_DEAD;
+		v->arch.lcofi_by_software = cfg->lcofi_software;
 		vpmu_vcpu_init(&v->vpmu);
 		vpmu_vcpu_set_policy(&v->vpmu, &cfg->pmu);
 		vm->vcpus[i] = v;

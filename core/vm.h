@@ -5,9 +5,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "lib.h"
-#include "vcpu_arch.h"
-#include "config.h"
+#include "core/lib.h"
+#include "arch/riscv/vcpu_arch.h"
+#include "core/config.h"
 
 #define VM_MAX 8
 
@@ -31,9 +31,8 @@ struct vm {
 	volatile int live_vcpus;
 	uint64_t watchdog_ticks;    /* from watchdog-ms; 0: no watchdog */
 	volatile uint64_t last_sbi; /* time of the guest's last SBI call */
-	spinlock_t con_lock;	    /* guest console line buffer */
-	size_t con_len;
-	char con_line[240];
+	size_t con_len;		    /* guest console output not yet written (console.c) */
+	char con_buf[1024];
 };
 
 extern struct vm *vms[VM_MAX];

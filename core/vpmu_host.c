@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* What the vPMU needs from the core: its vCPU's guest memory. */
-#include "hart.h"
-#include "hostdt.h"
-#include "timer.h"
-#include "vcpu.h"
-#include "vm.h"
-#include "vpmu_host.h"
+#include "core/hart.h"
+#include "core/hostdt.h"
+#include "arch/riscv/timer.h"
+#include "core/vcpu.h"
+#include "core/vm.h"
+#include "vpmu/vpmu_host.h"
 
 struct vpmu *vcpu_vpmu(struct vcpu *vcpu)
 {
@@ -35,6 +35,11 @@ uint32_t vpmu_host_fw_events(void)
 	       BIT(SBI_PMU_FW_FENCE_I_RCVD) | BIT(SBI_PMU_FW_SFENCE_VMA_SENT) |
 	       BIT(SBI_PMU_FW_SFENCE_VMA_RCVD) | BIT(SBI_PMU_FW_SFENCE_VMA_ASID_SENT) |
 	       BIT(SBI_PMU_FW_SFENCE_VMA_ASID_RCVD);
+}
+
+bool vpmu_host_force_sbi_backend(void)
+{
+	return hostdt_option("pmu-backend=sbi");
 }
 
 bool vpmu_host_has_sscofpmf(void)

@@ -5,10 +5,10 @@ GT_OUT     := $(BUILD)/guest-tests
 GT_IMAGES  := $(patsubst $(GT_DIR)/images/%.c,%,$(wildcard $(GT_DIR)/images/*.c))
 GT_LIB_SRC := $(wildcard $(GT_DIR)/lib/*.c $(GT_DIR)/lib/*.S)
 GT_LIB_OBJ := $(patsubst $(GT_DIR)/lib/%,$(GT_OUT)/lib/%.o,$(GT_LIB_SRC))
-GT_CFLAGS  := $(RV_CFLAGS) -I$(GT_DIR)/lib -Iarch/riscv -fno-builtin-printf
+GT_CFLAGS  := $(RV_CFLAGS) -I. -I$(LIBFDT_DIR) -fno-builtin-printf
 GT_LDSCRIPT := $(GT_DIR)/lib/guest.ld
 
-$(GT_OUT)/lib/%.c.o: $(GT_DIR)/lib/%.c
+$(GT_OUT)/lib/%.c.o: $(GT_DIR)/lib/%.c $(LIBFDT_DIR)/.stamp
 	@mkdir -p $(dir $@)
 	$(CC_RV) $(GT_CFLAGS) -c $< -o $@
 $(GT_OUT)/lib/%.S.o: $(GT_DIR)/lib/%.S
@@ -17,9 +17,10 @@ $(GT_OUT)/lib/%.S.o: $(GT_DIR)/lib/%.S
 $(GT_OUT)/obj/%.o: $(GT_DIR)/images/%.c
 	@mkdir -p $(dir $@)
 	$(CC_RV) $(GT_CFLAGS) -c $< -o $@
-$(GT_OUT)/%.elf: $(GT_OUT)/obj/%.o $(GT_LIB_OBJ) $(GT_LDSCRIPT)
+# libfdt: the same objects as the hypervisor's (Makefile, extracted from linux-source)
+$(GT_OUT)/%.elf: $(GT_OUT)/obj/%.o $(GT_LIB_OBJ) $(LIBFDT_OBJS) $(GT_LDSCRIPT)
 	$(CC_RV) $(RV_ARCH) -nostdlib -nostartfiles -static -Wl,--gc-sections -Wl,--no-warn-rwx-segments \
-		-T $(GT_LDSCRIPT) -o $@ $< $(GT_LIB_OBJ) $(RV_LIBS)
+		-T $(GT_LDSCRIPT) -o $@ $< $(GT_LIB_OBJ) $(LIBFDT_OBJS) $(RV_LIBS)
 $(GT_OUT)/%.bin: $(GT_OUT)/%.elf
 	$(OBJCOPY) -O binary $< $@
 

@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 # SPDX-License-Identifier: BSD-2-Clause
 """Measure guest-visible costs under QEMU -icount shift=0 (`make bench`).
 
@@ -27,13 +27,15 @@ Exit status 0 iff every requested run printed BENCH-DONE.
 """
 import argparse
 import datetime
+import functools
 import json
 import os
 import re
 import subprocess
 import sys
 
-import qemu  # noqa: E402
+import mkbundle
+import qemu
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 QEMU = qemu.QEMU
@@ -252,10 +254,8 @@ def print_table(head, rows):
         print(line(r))
 
 
-def machine(cpu="max", mach="virt", mem="1G", icount="shift=0"):
-    """QEMU with OpenSBI (-bios default), one hart, -icount: every run's machine."""
-    return [QEMU, "-M", mach, "-cpu", cpu, "-smp", "1", "-m", mem, "-nographic",
-            "-bios", "default", "-icount", icount]
+# every run's machine: QEMU with OpenSBI (-bios default), one hart, -icount
+machine = functools.partial(qemu.machine_cmd, smp=1, icount="shift=0")
 
 
 def commands(build, bundles):
@@ -271,18 +271,15 @@ def commands(build, bundles):
     part = "shift=0,sleep=off"
     on_hv = [hv, "make hv"]
     return {
-        "native": (machine(mem="256M") + ["-kernel", image], [image, "make guest-images"]),
-        "kvm": (machine(mach=KVM_MACHINE, icount=part) +
-                ["-seed", "1", "-kernel", kvm_image, "-initrd", kvm_initrd,
-                 "-append", "console=ttyS0"],
+        "native": (machine(image, mem="256M"), [image, "make guest-images"]),
+        "kvm": (machine(kvm_image, kvm_initrd, ["-seed", "1"], "console=ttyS0",
+                        machine=KVM_MACHINE, icount=part),
                 [kvm_image, "make kvm-peer", kvm_initrd, "make kvm-peer"]),
-        "pmuvisor": (machine() + ["-kernel", hv, "-initrd", bundles["pmuvisor"]], on_hv),
-        "pmuvisor-sbi": (machine(cpu=CPU_NO_CDELEG) + ["-kernel", hv, "-initrd",
-                                                       bundles["pmuvisor"]], on_hv),
-        "partition": (machine(icount=part) + ["-kernel", hv, "-initrd", bundles["partition"]],
-                      on_hv),
-        "partition-sbi": (machine(cpu=CPU_NO_CDELEG, icount=part) +
-                          ["-kernel", hv, "-initrd", bundles["partition"]], on_hv),
+        "pmuvisor": (machine(hv, bundles["pmuvisor"]), on_hv),
+        "pmuvisor-sbi": (machine(hv, bundles["pmuvisor"], cpu=CPU_NO_CDELEG), on_hv),
+        "partition": (machine(hv, bundles["partition"], icount=part), on_hv),
+        "partition-sbi": (machine(hv, bundles["partition"], cpu=CPU_NO_CDELEG, icount=part),
+                          on_hv),
     }
 
 
@@ -299,7 +296,7 @@ def run_status(res, out, result):
         return "ok"
     if m:
         return f"FAILED: {m.group(1).strip()}"
-    return f"FAILED: no BENCH-DONE (QEMU exit status {result.returncode})"
+    return f"FAILED: no BENCH-DONE (QEMU exit status {result.rc})"
 
 
 def main():
@@ -325,10 +322,10 @@ def main():
     for name, dts in (("pmuvisor", DTS), ("partition", DTS_PART)):
         if not any(w.startswith(name) for w in want):
             continue
-        p = sh([sys.executable, os.path.join(REPO, "tools", "mkbundle.py"), dts,
-                bundles[name]], cwd=REPO)
-        if p.returncode != 0:
-            print(f"bench.py: mkbundle failed:\n{p.stdout}{p.stderr}", file=sys.stderr)
+        try:
+            mkbundle.build(dts, bundles[name])
+        except (mkbundle.BundleError, OSError) as e:
+            print(f"bench.py: mkbundle failed: {e}", file=sys.stderr)
             return 2
 
     cmds = commands(args.build, bundles)

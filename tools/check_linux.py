@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 # SPDX-License-Identifier: BSD-2-Clause
 """Host-side checks of Linux guests running perf under pmuvisor (docs/linux-guest.md).
 
@@ -27,13 +27,11 @@ import os
 import re
 import subprocess
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import qemu  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-QEMU = os.environ.get("QEMU", "qemu-system-riscv64")
 NM = os.environ.get("NM", "riscv64-linux-gnu-nm")
 READELF = os.environ.get("READELF", "riscv64-linux-gnu-readelf")
 
@@ -215,15 +213,13 @@ def summary(info):
 def native_cmd(build, qemu_args, bootargs):
     """QEMU command booting the guest kernel + initramfs natively, same machine shape."""
     return qemu.machine_cmd(os.path.join(build, "linux", "Image"),
-                       os.path.join(build, "linux", "initramfs.cpio"), qemu_args, bootargs)
+                            os.path.join(build, "linux", "initramfs.cpio"), qemu_args, bootargs)
 
 
 def run_native(build, qemu_args, bootargs, log_path=None, timeout=60):
-    cmd = native_cmd(build, qemu_args, bootargs)
-    t0 = time.monotonic()
-    r = qemu.run_process(cmd, timeout, log_path)
+    r = qemu.run_process(native_cmd(build, qemu_args, bootargs), timeout, log_path)
     info = parse(r.lines)
-    info["wall"] = time.monotonic() - t0
+    info["wall"] = r.seconds
     return info
 
 

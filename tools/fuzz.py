@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 # SPDX-License-Identifier: BSD-2-Clause
 """Run pmuvisor's fuzzers for longer than `make test` does (`make fuzz`).
 
@@ -22,17 +22,16 @@ import glob
 import os
 import random
 import re
-import shutil
 import struct
 import subprocess
 import sys
-import tempfile
-import time
+
+import mkbundle
+import qemu
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.path.join(REPO, "build")
-QEMU = os.environ.get("QEMU", "qemu-system-riscv64")
-ALIGN = 4096
+ALIGN = mkbundle.ALIGN
 
 
 # ------------------------------------------------------------ seed corpus
@@ -43,39 +42,24 @@ def make_corpus(out_dir):
     n = 0
     dts_files = sorted(glob.glob(os.path.join(REPO, "dts", "*.dts")) +
                        glob.glob(os.path.join(REPO, "dts", "*", "*.dts")))
-    with tempfile.TemporaryDirectory() as tmp:
-        for dts in dts_files:
-            dtb = os.path.join(tmp, "c.dtb")
-            p = subprocess.run(["dtc", "-q", "-I", "dts", "-O", "dtb", "-o", dtb, dts],
-                               capture_output=True, text=True)
-            if p.returncode != 0:
-                print(f"fuzz: skipping {os.path.relpath(dts, REPO)}: dtc failed", file=sys.stderr)
-                continue
-            p = subprocess.run(["fdtget", "-l", dtb, "/guests"], capture_output=True, text=True)
-            guests = p.stdout.split() if p.returncode == 0 else []
-            refs = []
-            for g in guests:
-                node = f"/guests/{g}"
-                refs.append((node, "pmuvisor,image-blob"))
-                q = subprocess.run(["fdtget", dtb, node, "initrd"], capture_output=True)
-                if q.returncode == 0:
-                    refs.append((node, "pmuvisor,initrd-blob"))
-            for node, prop in refs:  # placeholders: the DTB size becomes final
-                subprocess.run(["fdtput", "-t", "u", dtb, node, prop, "0", "0", "0", "0"],
-                               check=True)
-            with open(dtb, "rb") as f:
-                size = struct.unpack(">I", f.read(8)[4:8])[0]
-            off = (size + ALIGN - 1) & ~(ALIGN - 1)
-            for i, (node, prop) in enumerate(refs):
-                subprocess.run(["fdtput", "-t", "u", dtb, node, prop, "0",
-                                str(off + i * ALIGN), "0", str(ALIGN)], check=True)
-            with open(dtb, "rb") as f:
-                data = f.read()[:size]
-            pad = off + len(refs) * ALIGN - len(data)
-            name = os.path.relpath(dts, os.path.join(REPO, "dts")).replace("/", "_")[:-4]
-            with open(os.path.join(out_dir, name), "wb") as f:
-                f.write(data + struct.pack(">I", pad))
-            n += 1
+    for dts in dts_files:
+        try:
+            fdt = mkbundle.compile_dts(dts)
+            guests = mkbundle.guests(fdt)
+        except mkbundle.BundleError:
+            print(f"fuzz: skipping {os.path.relpath(dts, REPO)}: dtc failed", file=sys.stderr)
+            continue
+        refs = []
+        for g, props in guests:
+            refs.append((g, "pmuvisor,image-blob", len(refs)))
+            if "initrd" in props:
+                refs.append((g, "pmuvisor,initrd-blob", len(refs)))
+        data, _ = mkbundle.place_blobs(fdt, refs, [ALIGN] * len(refs))
+        pad = mkbundle.align(len(data)) + len(refs) * ALIGN - len(data)
+        name = os.path.relpath(dts, os.path.join(REPO, "dts")).replace("/", "_")[:-4]
+        with open(os.path.join(out_dir, name), "wb") as f:
+            f.write(data + struct.pack(">I", pad))
+        n += 1
     # a few hand-made edge cases: empty, a bare header, a truncated real DTB
     with open(os.path.join(out_dir, "edge_empty"), "wb") as f:
         f.write(b"")
@@ -90,7 +74,8 @@ def make_corpus(out_dir):
         with open(os.path.join(out_dir, "edge_truncated"), "wb") as f:
             f.write(d[:len(d) // 2] + struct.pack(">I", 0))
     # regression: a guest node name with a newline and a non-ASCII byte (found by config_fuzz:
-    # it reached the one-line error and the guest console prefix unescaped)
+    # it reached the one-line error and the guest console prefix unescaped); bytes libfdt's
+    # set_name() would not write, so the node's FDT_BEGIN_NODE token is edited in place
     base = os.path.join(out_dir, "tests_base")
     if os.path.isfile(base):
         with open(base, "rb") as f:
@@ -104,7 +89,8 @@ def make_corpus(out_dir):
 
 
 # ------------------------------------------------------------ host fuzzers
-def start_fuzzer(name, seconds, logs):
+def fuzzer_run(name, seconds, logs):
+    """(command, log, working directory) of one host fuzzer, or None and why not"""
     exe = os.path.join(BUILD, "unit", name)
     if not os.access(exe, os.X_OK):
         r = subprocess.run(["make", "--no-print-directory", "-C", REPO, f"build/unit/{name}"])
@@ -119,36 +105,22 @@ def start_fuzzer(name, seconds, logs):
     seeds = exe + "_corpus"
     if os.path.isdir(seeds):
         cmd.append(seeds)
-    log = os.path.join(logs, f"{name}.log")
-    f = open(log, "w")
-    f.write("$ " + " ".join(cmd) + "\n")
-    f.flush()
-    p = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                         cwd=work)
-    return (p, f, log, cmd), None
+    return (cmd, os.path.join(logs, f"{name}.log"), work), None
 
 
-def finish_fuzzer(name, handle, seconds):
-    p, f, log, _ = handle
-    try:
-        rc = p.wait(timeout=seconds + 120)
-    except subprocess.TimeoutExpired:
-        p.kill()
-        rc = p.wait()
-    f.close()
-    with open(log, errors="replace") as fh:
-        text = fh.read()
+def fuzzer_verdict(name, r, log):
+    text = r.output
     execs = re.search(r"stat::number_of_executed_units:\s*(\d+)", text)
     cov = re.findall(r"cov: (\d+) ft: (\d+)", text)
     corpus = re.findall(r"corp: (\d+)/", text)
     summary = (f"{name}: {int(execs.group(1)) if execs else '?'} runs, "
                f"coverage {cov[-1][0] if cov else '?'} edges, corpus {corpus[-1] if corpus else '?'}"
                f" (log {os.path.relpath(log, REPO)})")
-    if rc != 0:
+    if r.rc != 0:
         crash = re.findall(r"Test unit written to (\S+)", text)
-        why = [ln for ln in text.splitlines()
+        why = [ln for ln in r.lines
                if re.search(r"ERROR: |check failed|runtime error|SUMMARY", ln)][:4]
-        return False, summary + f"\n    exit status {rc}; " + \
+        return False, summary + f"\n    exit status {r.rc}; " + \
             (f"input {crash[-1]}" if crash else "no artifact") + \
             "".join("\n    " + w for w in why)
     return True, summary
@@ -168,34 +140,22 @@ def guest_run(seed, calls, logs):
     with open(path, "w") as f:
         f.write(dts)
     bundle = path[:-4] + ".bundle"
-    r = subprocess.run([sys.executable, os.path.join(REPO, "tools", "mkbundle.py"), path, bundle],
-                       capture_output=True, text=True, cwd=REPO)
-    if r.returncode != 0:
-        return False, f"guest seed {seed:#x}: mkbundle failed: {r.stderr.strip()}"
-    cmd = [QEMU, "-M", "virt", "-cpu", "max", "-smp", "2", "-m", "1G", "-nographic",
-           "-bios", "default", "-kernel", os.path.join(BUILD, "pmuvisor.bin"), "-initrd", bundle]
-    log = os.path.join(logs, f"guest-{seed:x}.log")
-    t0 = time.monotonic()
-    timeout = 120 + calls * 200 / 1000000
     try:
-        out = subprocess.run(cmd, capture_output=True, text=True, errors="replace",
-                             timeout=timeout, stdin=subprocess.DEVNULL).stdout
-        timed_out = False
-    except subprocess.TimeoutExpired as e:
-        out = (e.stdout or b"").decode("utf-8", "replace") if isinstance(e.stdout, bytes) \
-            else (e.stdout or "")
-        timed_out = True
-    wall = time.monotonic() - t0
-    with open(log, "w") as f:
-        f.write(out)
-    fails = [ln for ln in out.splitlines() if "TEST FAIL" in ln or "PANIC" in ln
+        mkbundle.build(path, bundle)
+    except (mkbundle.BundleError, OSError) as e:
+        return False, f"guest seed {seed:#x}: mkbundle failed: {e}"
+    log = os.path.join(logs, f"guest-{seed:x}.log")
+    r = qemu.run_process(qemu.machine_cmd(os.path.join(BUILD, "pmuvisor.bin"), bundle),
+                         120 + calls * 200 / 1000000, log,
+                         elf=os.path.join(BUILD, "pmuvisor.elf"))
+    fails = [ln for ln in r.lines if "TEST FAIL" in ln or "PANIC" in ln
              or re.search(r"fuzz-pmu: hart \d+ call \d+:", ln)]
-    summary = re.search(r"all guests stopped: (\d+) ok, (\d+) failed", out)
-    stats = [ln.split("] ", 1)[-1] for ln in out.splitlines() if "PMU calls" in ln]
-    ok = not timed_out and not fails and summary and summary.group(2) == "0"
-    text = (f"guest seed {seed:#x}: {calls} calls, {wall:.0f} s wall"
-            f"{' TIMEOUT' if timed_out else ''} (log {os.path.relpath(log, REPO)})" +
-            "".join("\n    " + s for s in stats) +
+    summary = re.search(r"all guests stopped: (\d+) ok, (\d+) failed", r.output)
+    stats = [ln.split("] ", 1)[-1] for ln in r.lines if "PMU calls" in ln]
+    ok = not r.timed_out and not fails and summary and summary.group(2) == "0"
+    text = (f"guest seed {seed:#x}: {calls} calls, {r.seconds:.0f} s wall"
+            f"{' TIMEOUT' if r.timed_out else ''} (log {os.path.relpath(log, REPO)})" +
+            "".join("\n    " + s for s in stats + r.harts) +
             "".join("\n    " + s for s in fails[:8]))
     return bool(ok), text
 
@@ -217,19 +177,24 @@ def main():
     os.makedirs(logs, exist_ok=True)
     want = set(args.only or ["config_fuzz", "vpmu_fuzz", "guest"])
     passed = failed = 0
-    running = {}
+    runs = {}
     for name in ("config_fuzz", "vpmu_fuzz"):
         if name not in want:
             continue
-        h, err = start_fuzzer(name, args.seconds, logs)
+        run, err = fuzzer_run(name, args.seconds, logs)
         if err:
             print(f"  FAIL {err}")
             failed += 1
         else:
-            print(f"== {name}: fuzzing for {args.seconds} s", flush=True)
-            running[name] = h
-    for name, h in running.items():
-        ok, text = finish_fuzzer(name, h, args.seconds)
+            runs[name] = run
+
+    def started(name, cmd):
+        print(f"== {name}: fuzzing for {args.seconds} s", flush=True)
+
+    # both at once, one per core
+    results = qemu.run_all(runs, args.seconds + 120, len(runs), on_start=started)
+    for name, r in results.items():
+        ok, text = fuzzer_verdict(name, r, runs[name][1])
         print(("  PASS " if ok else "  FAIL ") + text, flush=True)
         passed += ok
         failed += not ok

@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 # SPDX-License-Identifier: BSD-2-Clause
 """Pack a pmuvisor configuration DT and its guest images into one bundle.
 
@@ -14,7 +14,12 @@ import os
 import struct
 import subprocess
 import sys
-import tempfile
+
+try:
+    import libfdt
+except ImportError:
+    sys.exit("pmuvisor's tools need pylibfdt: Debian's python3-libfdt (make deps), run by the "
+             "interpreter that sees it, /usr/bin/python3 (the Makefile's PYTHON)")
 
 ALIGN = 4096
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -25,138 +30,148 @@ class BundleError(Exception):
     pass
 
 
-def run(cmd, what):
-    try:
-        p = subprocess.run(cmd, capture_output=True, text=True)
-    except FileNotFoundError:
-        raise BundleError(f"{cmd[0]} not found (install device-tree-compiler)")
-    if p.returncode != 0:
-        raise BundleError(f"{what} failed:\n{p.stderr.strip()}")
-    return p.stdout
-
-
 def align(n):
     return (n + ALIGN - 1) & ~(ALIGN - 1)
 
 
-def fdtget(dtb, node, prop, typ=None, default=None):
-    cmd = ["fdtget"] + (["-t", typ] if typ else []) + [dtb, node, prop]
-    p = subprocess.run(cmd, capture_output=True, text=True)
+# ---------------------------------------------------------------- configuration DTBs (pylibfdt)
+def compile_dts(dts):
+    """The DTB dtc compiles dts into, as a libfdt.Fdt."""
+    try:
+        p = subprocess.run(["dtc", "-q", "-I", "dts", "-O", "dtb", "-i",
+                            os.path.dirname(os.path.abspath(dts)), dts], capture_output=True)
+    except FileNotFoundError:
+        raise BundleError("dtc not found (install device-tree-compiler)")
     if p.returncode != 0:
-        if default is not None:
-            return default
-        return None
-    return p.stdout.strip()
+        raise BundleError(f"dtc {dts} failed:\n{p.stderr.decode(errors='replace').strip()}")
+    return libfdt.Fdt(p.stdout)
 
 
-def cells64(text, what):
-    vals = [int(v, 0) for v in text.split()]
-    if len(vals) % 2:
-        raise BundleError(f"{what}: expected pairs of 32-bit cells, got {text!r}")
-    return [(vals[i] << 32) | vals[i + 1] for i in range(0, len(vals), 2)]
+def config_fdt(bundle):
+    """The configuration DTB a bundle starts with (raises libfdt.FdtException if none)."""
+    with open(bundle, "rb") as f:
+        return libfdt.Fdt(f.read(1 << 20))
 
 
-def put_blob(dtb, node, prop, off, size):
-    run(["fdtput", "-t", "u", dtb, node, prop,
-         str(off >> 32), str(off & 0xffffffff), str(size >> 32), str(size & 0xffffffff)],
-        f"fdtput {node} {prop}")
+def props(fdt, node):
+    """{name: bytes} of a node's properties. Read one by one: pylibfdt 1.6's getprop() of a
+    missing property drops a reference to None, which crashes Python after some calls."""
+    out = {}
+    p = fdt.first_property_offset(node, libfdt.QUIET_NOTFOUND)
+    while p >= 0:
+        pr = fdt.get_property_by_offset(p)
+        out[pr.name] = bytes(pr)
+        p = fdt.next_property_offset(p, libfdt.QUIET_NOTFOUND)
+    return out
 
 
-def dtb_totalsize(path):
-    with open(path, "rb") as f:
-        hdr = f.read(8)
-    magic, size = struct.unpack(">II", hdr)
-    if magic != 0xd00dfeed:
-        raise BundleError(f"{path}: not a DTB")
-    return size
+def guests(fdt):
+    """[(name, {property: bytes})] of the guest nodes, the children of /guests."""
+    out = []
+    node = fdt.path_offset("/guests", libfdt.QUIET_NOTFOUND)
+    node = fdt.first_subnode(node, libfdt.QUIET_NOTFOUND) if node >= 0 else node
+    while node >= 0:
+        out.append((fdt.get_name(node), props(fdt, node)))
+        node = fdt.next_subnode(node, libfdt.QUIET_NOTFOUND)
+    return out
 
 
+def string(value):
+    """A string property's text (None for None)."""
+    return None if value is None else value.rstrip(b"\0").decode()
+
+
+def place_blobs(fdt, refs, sizes):
+    """Lay the blobs of sizes out 4 KiB aligned after the DTB and point each (guest, property,
+    blob number) of refs at its blob with <off-hi off-lo size-hi size-lo>; returns (the DTB
+    bytes, the blobs' offsets)."""
+    def put(guest, name, off, size):
+        fdt.setprop(fdt.path_offset(f"/guests/{guest}"), name, struct.pack(">QQ", off, size))
+
+    fdt.resize(fdt.totalsize() + 64 * (len(refs) + 1))
+    for guest, name, _ in refs:  # placeholders first, so that the DTB size is final
+        put(guest, name, 0, 0)
+    fdt.pack()
+    offsets, off = [], align(fdt.totalsize())
+    for size in sizes:
+        offsets.append(off)
+        off = align(off + size)
+    for guest, name, n in refs:  # same sizes: written in place
+        put(guest, name, offsets[n], sizes[n])
+    return bytes(fdt.as_bytearray()), offsets
+
+
+def cells64(data, what):
+    if data is None or len(data) % 8:
+        raise BundleError(f"{what}: expected pairs of 32-bit cells")
+    return [int.from_bytes(data[i:i + 8], "big") for i in range(0, len(data), 8)]
+
+
+# ---------------------------------------------------------------- the bundle
 def build(dts, out):
     if not os.path.isfile(dts):
         raise BundleError(f"configuration {dts} not found")
-    with tempfile.TemporaryDirectory() as tmp:
-        dtb = os.path.join(tmp, "config.dtb")
-        run(["dtc", "-q", "-I", "dts", "-O", "dtb", "-i", os.path.dirname(os.path.abspath(dts)),
-             "-o", dtb, dts], f"dtc {dts}")
-        compat = fdtget(dtb, "/", "compatible", default="")
-        if "pmuvisor,config" not in compat:
-            raise BundleError(f"{dts}: / compatible must be \"pmuvisor,config\"")
-        p = subprocess.run(["fdtget", "-l", dtb, "/guests"], capture_output=True, text=True)
-        if p.returncode != 0:
-            raise BundleError(f"{dts}: no /guests node")
-        guests = p.stdout.split()
-        if not guests:
-            raise BundleError(f"{dts}: /guests has no guest nodes")
+    fdt = compile_dts(dts)
+    if b"pmuvisor,config" not in props(fdt, 0).get("compatible", b""):
+        raise BundleError(f"{dts}: / compatible must be \"pmuvisor,config\"")
+    if fdt.path_offset("/guests", libfdt.QUIET_NOTFOUND) < 0:
+        raise BundleError(f"{dts}: no /guests node")
+    nodes = guests(fdt)
+    if not nodes:
+        raise BundleError(f"{dts}: /guests has no guest nodes")
 
-        # collect the blobs, deduplicated by path
-        blobs = []          # [(abs path, size)]
-        index = {}          # abs path -> blob number
-        refs = []           # (node, prop, blob number)
-        for g in guests:
-            node = f"/guests/{g}"
-            for key, prop in (("image", "pmuvisor,image-blob"),
-                              ("initrd", "pmuvisor,initrd-blob")):
-                rel = fdtget(dtb, node, key, "s")
-                if rel is None:
-                    if key == "image":
-                        raise BundleError(f"{dts}: guest {g} has no 'image' property")
-                    continue
-                path = os.path.realpath(os.path.join(REPO, rel))
-                if not os.path.isfile(path):
-                    raise BundleError(f"{dts}: guest {g}: {key} {rel} not found "
-                                      f"(looked for {path}; built by 'make guest-images'?)")
-                if path not in index:
-                    index[path] = len(blobs)
-                    blobs.append((path, os.path.getsize(path)))
-                refs.append((node, prop, index[path]))
-            # sanity: the image must fit in the guest's memory
-            mem = fdtget(dtb, node, "memory", "u")
-            if mem is None:
-                raise BundleError(f"{dts}: guest {g} has no 'memory' property")
-            m = cells64(mem, f"guest {g} memory")
-            if len(m) != 2:
-                raise BundleError(f"{dts}: guest {g} memory must be <base-hi base-lo size-hi size-lo>")
-            lo = fdtget(dtb, node, "load-offset", "u")
-            load_off = cells64(lo, f"guest {g} load-offset")[0] if lo else DEFAULT_LOAD_OFFSET
-            img = blobs[index[os.path.realpath(os.path.join(REPO, fdtget(dtb, node, "image", "s")))]]
-            if load_off + img[1] > m[1]:
-                raise BundleError(f"{dts}: guest {g}: image {img[0]} ({img[1]} bytes) at offset "
-                                  f"{load_off:#x} does not fit in {m[1]:#x} bytes of memory")
+    # collect the blobs, deduplicated by path
+    blobs = []          # [(abs path, size)]
+    index = {}          # abs path -> blob number
+    refs = []           # (guest, prop, blob number)
+    for g, gp in nodes:
+        for key, pname in (("image", "pmuvisor,image-blob"), ("initrd", "pmuvisor,initrd-blob")):
+            rel = string(gp.get(key))
+            if rel is None:
+                if key == "image":
+                    raise BundleError(f"{dts}: guest {g} has no 'image' property")
+                continue
+            path = os.path.realpath(os.path.join(REPO, rel))
+            if not os.path.isfile(path):
+                raise BundleError(f"{dts}: guest {g}: {key} {rel} not found "
+                                  f"(looked for {path}; built by 'make guest-images'?)")
+            if path not in index:
+                index[path] = len(blobs)
+                blobs.append((path, os.path.getsize(path)))
+            refs.append((g, pname, index[path]))
+        # sanity: the image must fit in the guest's memory
+        mem = gp.get("memory")
+        if mem is None:
+            raise BundleError(f"{dts}: guest {g} has no 'memory' property")
+        m = cells64(mem, f"{dts}: guest {g} memory")
+        if len(m) != 2:
+            raise BundleError(f"{dts}: guest {g} memory must be <base-hi base-lo size-hi size-lo>")
+        lo = gp.get("load-offset")
+        load_off = cells64(lo, f"{dts}: guest {g} load-offset")[0] if lo else DEFAULT_LOAD_OFFSET
+        img = blobs[index[os.path.realpath(os.path.join(REPO, string(gp["image"])))]]
+        if load_off + img[1] > m[1]:
+            raise BundleError(f"{dts}: guest {g}: image {img[0]} ({img[1]} bytes) at offset "
+                              f"{load_off:#x} does not fit in {m[1]:#x} bytes of memory")
 
-        # placeholders first so that the DTB size is final
-        for node, prop, _ in refs:
-            put_blob(dtb, node, prop, 0, 0)
-        dtb_size = dtb_totalsize(dtb)
-        off = align(dtb_size)
-        offsets = []
-        for path, size in blobs:
-            offsets.append(off)
-            off = align(off + size)
-        for node, prop, n in refs:
-            put_blob(dtb, node, prop, offsets[n], blobs[n][1])
-        if dtb_totalsize(dtb) != dtb_size:
-            raise BundleError("internal error: DTB size changed while filling in blob offsets")
-
-        with open(dtb, "rb") as f:
-            dtb_data = f.read()[:dtb_size]
-        tmp_out = out + ".tmp"
-        os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
-        with open(tmp_out, "wb") as f:
-            f.write(dtb_data)
-            for (path, size), boff in zip(blobs, offsets):
-                f.write(b"\0" * (boff - f.tell()))
-                with open(path, "rb") as b:
-                    data = b.read()
-                if len(data) != size:
-                    raise BundleError(f"{path} changed size while bundling")
-                f.write(data)
-            f.write(b"\0" * (align(f.tell()) - f.tell()))
-        os.replace(tmp_out, out)
+    dtb, offsets = place_blobs(fdt, refs, [size for _, size in blobs])
+    tmp_out = out + ".tmp"
+    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+    with open(tmp_out, "wb") as f:
+        f.write(dtb)
+        for (path, size), boff in zip(blobs, offsets):
+            f.write(b"\0" * (boff - f.tell()))
+            with open(path, "rb") as b:
+                data = b.read()
+            if len(data) != size:
+                raise BundleError(f"{path} changed size while bundling")
+            f.write(data)
+        f.write(b"\0" * (align(f.tell()) - f.tell()))
+    os.replace(tmp_out, out)
     # make's view: the bundle depends on the configuration and every blob
     with open(os.path.splitext(out)[0] + ".d", "w") as f:
         deps = " ".join([dts] + [os.path.relpath(p, REPO) for p, _ in blobs])
         f.write(f"{out}: {deps}\n")
-    return guests, blobs, offsets
+    return [g for g, _ in nodes], blobs, offsets
 
 
 def main(argv):
@@ -164,14 +179,11 @@ def main(argv):
         print(__doc__.strip(), file=sys.stderr)
         return 2
     try:
-        guests, blobs, offsets = build(argv[1], argv[2])
-    except BundleError as e:
+        names, blobs, offsets = build(argv[1], argv[2])
+    except (BundleError, OSError, libfdt.FdtException) as e:
         print(f"mkbundle: error: {e}", file=sys.stderr)
         return 1
-    except OSError as e:
-        print(f"mkbundle: error: {e}", file=sys.stderr)
-        return 1
-    print(f"mkbundle: {argv[2]}: {len(guests)} guest(s) ({', '.join(guests)}), "
+    print(f"mkbundle: {argv[2]}: {len(names)} guest(s) ({', '.join(names)}), "
           f"{len(blobs)} blob(s)")
     return 0
 

@@ -2,15 +2,17 @@
 """Running QEMU for pmuvisor's tools: the machine command line, and a runner that streams and
 collects the console, stops at a timeout and then says where every hart was.
 
-Every QEMU run of the tools goes through run_process() (one run, its console streamed) or
-run_all() (several runs in parallel, consoles in log files): each has a timeout, and when a
-run_process() run hangs it asks QEMU's monitor for each hart's registers before killing it, so a
-hang is reported with the hart, its mode and the hypervisor function it was in (symbolized with
+Every QEMU command line of the tools is built by machine_cmd(), and every QEMU (and host test
+or fuzzer) run goes through run_process() (one run, its console streamed, parsed and logged) or
+run_all() (several run_process() runs in parallel): each has a timeout, and when a QEMU run hangs
+run_process() asks QEMU's monitor for each hart's registers before killing it, so a hang is
+reported with the hart, its mode and the hypervisor function it was in (symbolized with
 addr2line against build/pmuvisor.elf), not as silence.
 
     res = qemu.run_all({"a": (cmd_a, "a.log"), "b": (cmd_b, "b.log")}, timeout=600, jobs=2)
-    res["a"].output, res["a"].timed_out, res["a"].seconds, res["a"].returncode
+    res["a"].output, res["a"].timed_out, res["a"].seconds, res["a"].rc
 """
+import concurrent.futures
 import os
 import re
 import shlex
@@ -28,9 +30,12 @@ STATUS_WORDS = 8
 DOING = {0: "idle", 1: "in guest", 2: "handling an exit", 3: "parked"}
 
 
-def machine_cmd(kernel, initrd, extra, append=None):
-    """QEMU virt with -bios default: the defaults (-smp 2, -m 1G) unless extra overrides them."""
-    base = {"-M": "virt", "-cpu": "max", "-smp": "2", "-m": "1G"}
+def machine_cmd(kernel, initrd=None, extra=(), append=None, *, smp=2, mem="1G", cpu="max",
+                machine="virt", icount=None):
+    """QEMU `machine` with OpenSBI (-bios default) booting kernel (and initrd, with -append);
+    icount: the -icount value (None: none). -M, -cpu, -smp and -m in extra replace these
+    defaults; the rest of extra is added at the end."""
+    base = {"-M": machine, "-cpu": cpu, "-smp": str(smp), "-m": mem}
     rest = []
     i = 0
     while i < len(extra):
@@ -44,10 +49,11 @@ def machine_cmd(kernel, initrd, extra, append=None):
     cmd = [QEMU]
     for k, v in base.items():
         cmd += [k, v]
-    cmd += ["-nographic", "-bios", "default", "-kernel", kernel, "-initrd", initrd]
-    if append is not None:
-        cmd += ["-append", append]
-    return cmd + rest
+    cmd += ["-nographic", "-bios", "default", "-kernel", kernel]
+    for opt, val in (("-initrd", initrd), ("-icount", icount), ("-append", append)):
+        if val is not None:
+            cmd += [opt, val]
+    return cmd + list(rest)
 
 
 def _monitor(path, command, wait=1.0):
@@ -146,74 +152,138 @@ def hart_report(monitor_path, elf):
 
 
 class Result:
+    """What one run left: its output lines, exit status, whether it was killed (and why), wall
+    seconds, and hart_report() lines when a QEMU was killed."""
+
     def __init__(self):
         self.lines = []
         self.rc = None
         self.timed_out = False
         self.stalled = False
-        self.harts = []  # hart_report() lines when the run timed out
+        self.seconds = 0.0
+        self.harts = []
+
+    @property
+    def output(self):
+        return "\n".join(self.lines)
 
 
 def run_process(cmd, timeout, log_path=None, echo=None, stop_re=None, elf=None, cwd=None,
-                stall=None):
+                stall=None, dialog=None, step_timeout=None, raw=None, interactive=False,
+                env=None):
     """Run cmd (QEMU or any program), collecting output lines.
 
-    timeout: seconds before it is killed; stall: seconds without output before it is declared
-    hung and killed (None: only the timeout). stop_re: a line that ends the run (QEMU gets 5 s
-    to power off by itself). echo: callable(line) for streaming. For a QEMU command a monitor
-    socket is added: on a timeout or stall the hart states go to the log and to .harts.
+    timeout: seconds before it is killed (None: never); stall: seconds without output before it
+    is declared hung and killed (None: only the timeout). stop_re: a line that ends the run
+    (QEMU gets 5 s to power off by itself). echo: callable(line) for streaming; raw:
+    callable(bytes) for every chunk as it comes (prompts that end no line too).
+    interactive: stdin is this process's (and QEMU keeps its Ctrl-A monitor); otherwise a QEMU
+    command gets a monitor socket: on a timeout or stall the hart states go to the log and to
+    .harts. dialog: [(regex, text)]: type each text on cmd's stdin once the output since the
+    previous step matches its regex (partial lines too: a prompt); dialog[i] is replaced by the
+    output it matched, or by None if it never did. step_timeout: seconds each dialog step may
+    wait for its regex before the run is killed as hung.
     """
     res = Result()
     mon = None
-    if os.path.basename(cmd[0]).startswith("qemu-system"):
+    if os.path.basename(cmd[0]).startswith("qemu-system") and not interactive:
         mon = os.path.join(tempfile.mkdtemp(prefix="pmuvisor-mon-"), "monitor.sock")
         cmd = cmd + ["-monitor", f"unix:{mon},server,nowait"]
     log = open(log_path, "w") if log_path else None
     if log:
         log.write("$ " + " ".join(shlex.quote(c) for c in cmd) + "\n")
         log.flush()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            stdin=subprocess.DEVNULL, cwd=cwd)
+    t0 = time.monotonic()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=cwd,
+                            env=None if env is None else {**os.environ, **env},
+                            stdin=None if interactive else
+                            subprocess.PIPE if dialog else subprocess.DEVNULL)
     done_at = [None]
-    last_out = [time.monotonic()]
+    last_out = [t0]
+    steps = list(dialog or [])
+    at_step = [0, t0]  # the dialog step waited for, and since when
+    if dialog:
+        dialog[:] = [None] * len(steps)
+
+    def line_out(raw_line):
+        line = raw_line.decode("utf-8", "replace").rstrip("\r\n").replace("\r", "")
+        res.lines.append(line)
+        if log:
+            log.write(line + "\n")
+            log.flush()  # long runs (soak) are followed with tail -f
+        if echo:
+            echo(line)
+        if stop_re and stop_re.search(line) and done_at[0] is None:
+            done_at[0] = time.monotonic()
+
+    def type_text(step, text):
+        if log:
+            log.write(f"*** dialog {step}: matched, typing {text!r}\n")
+        try:
+            proc.stdin.write(text.encode())
+            proc.stdin.flush()
+        except OSError:
+            pass
 
     def reader():
-        for raw in iter(proc.stdout.readline, b""):
-            line = raw.decode("utf-8", "replace").rstrip("\r\n").replace("\r", "")
-            res.lines.append(line)
+        # chunks, not lines: a dialog waits for prompts that end no line
+        buf = b""
+        pending = ""  # output not yet matched by the next dialog step
+        while True:
+            chunk = os.read(proc.stdout.fileno(), 4096)
+            if not chunk:
+                break
             last_out[0] = time.monotonic()
-            if log:
-                log.write(line + "\n")
-            if echo:
-                echo(line)
-            if stop_re and stop_re.search(line) and done_at[0] is None:
-                done_at[0] = time.monotonic()
+            if raw:
+                raw(chunk)
+            *whole, buf = (buf + chunk).split(b"\n")
+            for raw_line in whole:
+                line_out(raw_line)
+            step = at_step[0]
+            if step < len(steps):
+                pending += chunk.decode("utf-8", "replace").replace("\r", "")
+            while step < len(steps):
+                m = steps[step][0].search(pending)
+                if not m:
+                    break
+                dialog[step] = m.group(0)
+                pending = pending[m.end():]
+                type_text(step, steps[step][1])
+                step += 1
+                at_step[:] = [step, time.monotonic()]
+        if buf:
+            line_out(buf)
 
     t = threading.Thread(target=reader, daemon=True)
     t.start()
-    deadline = time.monotonic() + timeout
-    while proc.poll() is None:
-        now = time.monotonic()
-        if now > deadline:
-            res.timed_out = True
-            break
-        if stall and now > last_out[0] + stall:
-            res.timed_out = res.stalled = True
-            break
-        if done_at[0] is not None and now > done_at[0] + 5:
-            break
-        time.sleep(0.05)
-    if res.timed_out and mon and proc.poll() is None:
-        res.harts = hart_report(mon, elf)
-    if proc.poll() is None:
-        proc.kill()
-    proc.wait()
+    why = None
+    try:
+        while proc.poll() is None:
+            now = time.monotonic()
+            if timeout is not None and now > t0 + timeout:
+                why = f"TIMEOUT after {timeout:g} s"
+            elif stall and now > last_out[0] + stall:
+                why, res.stalled = f"no output for {stall:g} s", True
+            elif step_timeout and at_step[0] < len(steps) and now > at_step[1] + step_timeout:
+                why = f"dialog step {at_step[0]} unmatched after {step_timeout:g} s"
+            elif done_at[0] is not None and now > done_at[0] + 5:
+                break
+            if why:
+                res.timed_out = True
+                if mon:
+                    res.harts = hart_report(mon, elf)
+                break
+            time.sleep(0.05)
+    finally:  # also on Ctrl-C: no QEMU is left behind
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
     t.join(timeout=5)
     res.rc = proc.returncode
+    res.seconds = time.monotonic() - t0
     if log:
-        if res.timed_out:
-            why = (f"no output for {stall:g} s" if res.stalled else f"TIMEOUT after {timeout:g} s")
-            log.write(f"*** {why}: QEMU killed; harts:\n" +
+        if why:
+            log.write(f"*** {why}: killed" + ("; harts:\n" if mon else "\n") +
                       "".join(f"***   {h}\n" for h in res.harts))
         log.close()
     if mon:
@@ -225,70 +295,18 @@ def run_process(cmd, timeout, log_path=None, echo=None, stop_re=None, elf=None, 
     return res
 
 
-# ---------------------------------------------------------------- several runs at once
-class BatchResult:
-    """What one QEMU run of run_all left: console output, whether it was killed, wall seconds, exit status."""
-
-    def __init__(self, output, timed_out, seconds, returncode):
-        self.output = output
-        self.timed_out = timed_out
-        self.seconds = seconds
-        self.returncode = returncode
-
-
-class BatchRun:
-    """One QEMU started with stdin closed and stdout + stderr going to log_path."""
-
-    def __init__(self, cmd, log_path, timeout):
-        self.log_path = log_path
-        self.timeout = timeout
-        self.log = open(log_path, "wb")
-        self.log.write(("$ " + " ".join(shlex.quote(c) for c in cmd) + "\n").encode())
-        self.log.flush()
-        self.header = self.log.tell()
-        self.t0 = time.monotonic()
-        self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT,
-                                     stdin=subprocess.DEVNULL)
-
-    def expired(self):
-        return time.monotonic() > self.t0 + self.timeout
-
-    def finish(self):
-        """Wait for QEMU (killing it at its deadline) and return its Result."""
-        timed_out = False
-        try:
-            self.proc.wait(timeout=max(0.0, self.t0 + self.timeout - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            timed_out = True
-            self.proc.kill()
-            self.proc.wait()
-        seconds = time.monotonic() - self.t0
-        if timed_out:
-            self.log.write(f"\n*** TIMEOUT after {self.timeout:g} s: QEMU killed\n".encode())
-        self.log.close()
-        with open(self.log_path, "rb") as f:
-            f.seek(self.header)
-            out = f.read().decode("utf-8", "replace").replace("\r", "")
-        return BatchResult(out, timed_out, seconds, self.proc.returncode)
-
-
 def run_all(runs, timeout, jobs=2, on_start=None, on_done=None):
-    """Run {name: (cmd, log_path)}, at most `jobs` at a time; returns {name: Result}.
+    """run_process() of every {name: (cmd, log_path[, cwd])}, at most `jobs` at a time, each
+    with its console in its log; returns {name: Result}. on_start(name, cmd) and
+    on_done(name, result) are called as runs start and end."""
+    def one(name):
+        cmd, log_path, *cwd = runs[name]
+        if on_start:
+            on_start(name, cmd)
+        r = run_process(cmd, timeout, log_path, cwd=cwd[0] if cwd else None)
+        if on_done:
+            on_done(name, r)
+        return r
 
-    on_start(name, cmd) and on_done(name, result) are called as runs start and end."""
-    pending = list(runs.items())
-    running, results = {}, {}
-    while pending or running:
-        while pending and len(running) < max(1, jobs):
-            name, (cmd, log_path) = pending.pop(0)
-            if on_start:
-                on_start(name, cmd)
-            running[name] = BatchRun(cmd, log_path, timeout)
-        for name, run in list(running.items()):
-            if run.proc.poll() is not None or run.expired():
-                results[name] = run.finish()
-                del running[name]
-                if on_done:
-                    on_done(name, results[name])
-        time.sleep(0.05)
-    return {name: results[name] for name in runs}
+    with concurrent.futures.ThreadPoolExecutor(max(1, jobs)) as pool:
+        return dict(zip(runs, pool.map(one, runs)))

@@ -1,8 +1,9 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 # SPDX-License-Identifier: BSD-2-Clause
 """Run pmuvisor's tests and count every check.
 
-1. every executable in build/unit/ (cmocka host unit tests);
+1. every executable in build/unit/: cmocka host unit tests (read from their TAP output) and
+   libFuzzer targets (corpus replayed, then a short run);
 2. every build/bundles/tests/*.bundle booted under QEMU with build/pmuvisor.bin.
 
 Guest images print `TEST PASS|FAIL <image>:<check>` and `TEST DONE <image> <n> passed,
@@ -16,6 +17,10 @@ comment lines in dts/tests/<name>.dts:
     // test: expect-log=<regex>                  some output line must match (repeatable)
     // test: linux=probe exact record fw=6,7     Linux guests running perf: host-side checks of
                                                  tools/check_linux.py instead of TEST DONE lines
+    // test: dialog=<regex> => <text>            console dialog (repeatable, in order): wait until
+                                                 the output since the previous step matches regex
+                                                 (partial lines too: a prompt), then type text
+                                                 (escapes: \n, \x03 = Ctrl-C); no TEST DONE line
 The last output line is `N passed, M failed`; the exit status is non-zero when M > 0 or when
 nothing ran. Full logs go to build/test-logs/<name>.log.
 """
@@ -24,16 +29,15 @@ import fnmatch
 import os
 import re
 import shlex
-import struct
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import check_linux  # noqa: E402
+import mkbundle  # noqa: E402
 import qemu  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-QEMU = os.environ.get("QEMU", "qemu-system-riscv64")
 
 RE_GUEST = re.compile(r"^\[([^\]\s]+)\] ?(.*)$")
 RE_PASS = re.compile(r"TEST PASS (\S+?):(\S+)\s*$")
@@ -41,6 +45,8 @@ RE_FAIL = re.compile(r"TEST FAIL (\S+?):(\S+) (.*)$")
 RE_DONE = re.compile(r"TEST DONE (\S+) (\d+) passed, (\d+) failed")
 RE_SUMMARY = re.compile(r"pmuvisor: all guests stopped: (\d+) ok, (\d+) failed")
 RE_PANIC = re.compile(r"pmuvisor: PANIC")
+RE_TAP = re.compile(r"^(not )?ok \d+(?: - (\S+)(.*))?")
+RE_TAP_GROUP = re.compile(r"^# (not )?ok - ")
 
 
 class Results:
@@ -60,54 +66,11 @@ class Results:
         print(f"  FAIL {name}: {detail}")
 
 
-# ---------------------------------------------------------------- DTB parsing
-def parse_dtb_guests(data):
-    """Return [(guest name, {prop: bytes})] for the children of /guests."""
-    magic, totalsize, off_struct, off_strings = struct.unpack(">IIII", data[:16])
-    if magic != 0xd00dfeed:
-        raise ValueError("not a DTB")
-    strings = data[off_strings:]
-    p = off_struct
-    path = []
-    guests = []
-    cur = None
-    while True:
-        tok = struct.unpack(">I", data[p:p + 4])[0]
-        p += 4
-        if tok == 1:
-            end = data.index(b"\0", p)
-            name = data[p:end].decode()
-            p = (end + 4) & ~3
-            path.append(name)
-            if len(path) == 3 and path[1] == "guests":
-                cur = (name, {})
-                guests.append(cur)
-        elif tok == 2:
-            if len(path) == 3:
-                cur = None
-            path.pop()
-        elif tok == 3:
-            ln, nameoff = struct.unpack(">II", data[p:p + 8])
-            val = data[p + 8:p + 8 + ln]
-            p = (p + 8 + ln + 3) & ~3
-            pname = strings[nameoff:strings.index(b"\0", nameoff)].decode()
-            if cur is not None and len(path) == 3:
-                cur[1][pname] = val
-        elif tok == 4:
-            continue
-        else:
-            break
-    return guests
-
-
 def bundle_guests(bundle):
     """[(guest, image name)] from a bundle's configuration DTB."""
-    with open(bundle, "rb") as f:
-        data = f.read(1 << 20)
     out = []
-    for name, props in parse_dtb_guests(data):
-        img = props.get("image", b"").rstrip(b"\0").decode()
-        base = os.path.basename(img)
+    for name, props in mkbundle.guests(mkbundle.config_fdt(bundle)):
+        base = os.path.basename(mkbundle.string(props.get("image", b"")))
         out.append((name, base[:-4] if base.endswith(".bin") else base))
     return out
 
@@ -115,7 +78,7 @@ def bundle_guests(bundle):
 # ---------------------------------------------------------------- options
 def dts_options(dts):
     opts = {"qemu-args": [], "timeout": None, "expect-stopped": {}, "expect-summary": None,
-            "skip": None, "linux": None, "expect-log": []}
+            "skip": None, "linux": None, "expect-log": [], "dialog": []}
     if not os.path.isfile(dts):
         return opts
     with open(dts) as f:
@@ -142,24 +105,26 @@ def dts_options(dts):
                 opts["expect-log"].append(re.compile(val))
             elif key == "linux":
                 opts["linux"] = check_linux.parse_words(val.split())
+            elif key == "dialog":
+                rx, _, text = val.partition(" => ")
+                text = re.sub(r"\\(n|x[0-9a-fA-F]{2})", lambda e: "\n" if e.group(1) == "n"
+                              else chr(int(e.group(1)[1:], 16)), text)
+                opts["dialog"].append((re.compile(rx), text))
             else:
                 raise ValueError(f"{dts}: unknown test option {key!r}")
     return opts
 
 
-def qemu_cmd(hv, bundle, extra):
-    return qemu.machine_cmd(hv, bundle, extra)
-
-
 # ---------------------------------------------------------------- running
-def run_process(cmd, timeout, log_path, verbose, stop_re=None):
+def run_process(cmd, timeout, log_path, verbose, stop_re=None, dialog=None, env=None):
     """Run cmd, collect output lines; returns (lines, rc, timed_out). A QEMU run that times out
-    also gets its harts' state (qemu.hart_report) appended to the lines."""
+    also gets its harts' state (qemu.hart_report) appended to the lines. dialog: see
+    qemu.run_process (each step is replaced by the output it matched, None if none did)."""
     echo = (lambda ln: print("    | " + ln, flush=True)) if verbose else None
     # cwd: anything a test writes (e.g. fuzzer artifacts) lands beside the logs
     r = qemu.run_process(cmd, timeout, log_path, echo, stop_re,
                          elf=os.path.join(REPO, "build", "pmuvisor.elf"),
-                         cwd=os.path.dirname(log_path))
+                         cwd=os.path.dirname(log_path), dialog=dialog, env=env)
     return r.lines + [f"*** {h}" for h in r.harts], r.rc, r.timed_out
 
 
@@ -205,37 +170,39 @@ def run_unit(path, res, args):
     name = "unit/" + os.path.basename(path)
     print(f"== {name}")
     log = os.path.join(args.logs, "unit-" + os.path.basename(path) + ".log")
-    lines, rc, timed_out = run_process([path], args.timeout, log, args.verbose)
+    lines, rc, timed_out = run_process([path], args.timeout, log, args.verbose,
+                                       env={"CMOCKA_MESSAGE_OUTPUT": "TAP"})
     if timed_out:
         res.fail(name, f"TIMEOUT after {args.timeout:g} s; last lines:\n" + last_lines(lines))
         return
-    passed = failed = 0
-    summary = False
-    failed_names = []
-    for ln in lines:
-        m = re.search(r"\[  PASSED  \] (\d+) test\(s\)", ln)
+    # cmocka's TAP: `1..N` per group, then `ok <i> - <test>` or `not ok <i> - <test> [why]`
+    # followed by `# <detail>` lines; a skipped test is `not ok <i> # SKIP <test>` (not counted)
+    planned = seen = passed = failed = 0
+    for i, ln in enumerate(lines):
+        m = re.match(r"1\.\.(\d+)$", ln)
         if m:
-            passed += int(m.group(1))
-            summary = True
-        m = re.search(r"\[  FAILED  \] (\d+) test\(s\)", ln)
-        if m:
-            failed += int(m.group(1))
-            summary = True
+            planned += int(m.group(1))
+        m = RE_TAP.match(ln)
+        if not m:
             continue
-        m = re.search(r"\[  (?:FAILED|ERROR)   ?\] (\S+)\s*$", ln)
-        if m and not re.match(r"\d+$", m.group(1)):
-            failed_names.append(m.group(1))
-    for _ in range(passed):
-        res.ok(name, False)
-    if failed:
-        names = list(dict.fromkeys(failed_names)) or ["?"] * failed
-        for i in range(failed):
-            n = names[i] if i < len(names) else "?"
-            ctx = [ln for ln in lines if n in ln and "FAILED" not in ln][-3:] if n != "?" else []
-            res.fail(f"{name}:{n}", "cmocka test failed" +
-                     ("\n" + "\n".join("      " + c for c in ctx) if ctx else ""))
-    if not summary:
-        res.fail(name, f"no cmocka summary (exit status {rc}); last lines:\n" + last_lines(lines))
+        seen += 1
+        if m.group(2) is None:
+            continue
+        if not m.group(1):
+            passed += 1
+            res.ok(f"{name}:{m.group(2)}", args.verbose)
+            continue
+        failed += 1
+        detail = [m.group(3).strip()] if m.group(3).strip() else []
+        for d in lines[i + 1:]:
+            if not d.startswith("# ") or RE_TAP_GROUP.match(d):
+                break
+            detail.append(d[2:])
+        res.fail(f"{name}:{m.group(2)}", "cmocka test failed" +
+                 "".join("\n      " + d for d in detail))
+    if not planned or seen != planned:
+        res.fail(name, f"{seen} of {planned} planned cmocka results (exit status {rc}); "
+                 "last lines:\n" + last_lines(lines))
     elif rc != 0 and not failed:
         res.fail(name, f"exit status {rc} with no failed test")
     print(f"   {passed} passed, {failed} failed")
@@ -251,18 +218,19 @@ def run_config(bundle, res, args):
     try:
         opts = dts_options(dts)
         guests = bundle_guests(bundle)
-    except (ValueError, OSError, struct.error) as e:
+    except (ValueError, OSError, mkbundle.libfdt.FdtException) as e:
         res.fail(cfg, f"cannot read configuration: {e}")
         return
     if opts["skip"]:
         print(f"   skipped: {opts['skip']}")
         return
     timeout = opts["timeout"] or args.timeout
-    cmd = qemu_cmd(args.hv, bundle, opts["qemu-args"])
+    cmd = qemu.machine_cmd(args.hv, bundle, opts["qemu-args"])
     log = os.path.join(args.logs, short + ".log")
     native = linux_native(cfg, bundle, opts, args) if opts["linux"] is not None else None
     t0 = time.monotonic()
-    lines, rc, timed_out = run_process(cmd, timeout, log, args.verbose, RE_SUMMARY)
+    dialog = list(opts["dialog"])
+    lines, rc, timed_out = run_process(cmd, timeout, log, args.verbose, RE_SUMMARY, dialog)
     elapsed = time.monotonic() - t0
 
     per_guest = {g: {"pass": 0, "fail": 0, "done": None, "hv": [], "lines": []}
@@ -312,7 +280,7 @@ def run_config(bundle, res, args):
             continue
         if opts["linux"] is not None:
             linux_checks(cfg, name, pg, opts, native, res, args)
-        else:
+        elif not opts["dialog"]:
             check_done(name, image, pg, res, args)
         want = "shutdown (reason=failure)" if pg["fail"] else "shutdown (reason=none)"
         if any(ln.endswith(want) for ln in hv):
@@ -320,6 +288,14 @@ def run_config(bundle, res, args):
         else:
             res.fail(f"{name}:shutdown", f"expected 'pmuvisor: guest {g} {want}', got: " +
                      ("; ".join(hv) if hv else "no hypervisor line for this guest"))
+
+    for i, ((rx, text), got) in enumerate(zip(opts["dialog"], dialog)):
+        if got is not None:
+            res.ok(f"{cfg}:dialog-{i}", args.verbose)
+        else:
+            res.fail(f"{cfg}:dialog-{i}", f"no output matched /{rx.pattern}/ (so {text!r} was "
+                     "not typed); last lines:\n" + last_lines(lines))
+            break
 
     for i, rx in enumerate(opts["expect-log"]):
         if any(rx.search(ln) for ln in lines):
@@ -342,9 +318,8 @@ def linux_native(cfg, bundle, opts, args):
     """Native boot of the first guest's kernel + initramfs + bootargs, same QEMU shape."""
     if "record" not in opts["linux"]:
         return None
-    with open(bundle, "rb") as f:
-        props = parse_dtb_guests(f.read(1 << 20))[0][1]
-    bootargs = props.get("bootargs", b"").rstrip(b"\0").decode()
+    props = mkbundle.guests(mkbundle.config_fdt(bundle))[0][1]
+    bootargs = mkbundle.string(props.get("bootargs", b""))
     log = os.path.join(args.logs, os.path.basename(cfg) + "-native.log")
     info = check_linux.run_native(args.build, opts["qemu-args"], bootargs, log)
     print(f"   native: {check_linux.summary(info)} ({info['wall']:.1f} s, log "

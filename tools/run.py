@@ -1,8 +1,9 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 # SPDX-License-Identifier: BSD-2-Clause
 """Boot a pmuvisor configuration under QEMU.
 
-usage: run.py [CONFIG] [--timeout S] [--interactive] [--icount] [--smp N]
+usage: run.py [CONFIG] [--timeout S] [--interactive] [--icount | --no-icount] [--smp N]
+              [--qemu-args "ARGS"]
 
 CONFIG names build/bundles/CONFIG.bundle (default: default; e.g. tests/hsm), or is a path to a
 .bundle file. Output is streamed; the exit status is 0 iff the hypervisor's final line
@@ -10,35 +11,57 @@ CONFIG names build/bundles/CONFIG.bundle (default: default; e.g. tests/hsm), or 
 QEMU with Ctrl-A x) and has no timeout; without a CONFIG it boots linux-shell, a Linux guest
 with a shell where perf can be typed. A configuration with a guest booted with
 `pmuvisor.run=shell` is always interactive (so `make run CONFIG=linux-shell` works).
-A `// run: qemu-args=...` line in dts/CONFIG.dts adds QEMU arguments (dts/default.dts asks for
-`-icount shift=0`: without icount QEMU's cycle/instret counters follow host time).
+A `// run: qemu-args=...` line in dts/CONFIG.dts adds QEMU arguments, and so does --qemu-args
+(`make run QEMU_ARGS="..."`); -M, -cpu, -smp and -m there replace the defaults.
+A configuration that boots Linux runs under `-icount shift=0` unless told otherwise (--no-icount,
+`make run ICOUNT=0`): exact counts are the product, and without icount QEMU's cycle/instret
+counters follow host time (`perf stat` of loop-1m then reads millions too many). --icount adds it
+to any configuration.
 """
 import argparse
 import os
 import re
 import shlex
-import struct
-import subprocess
 import sys
-import threading
-import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import mkbundle  # noqa: E402
+import qemu  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-QEMU = os.environ.get("QEMU", "qemu-system-riscv64")
 RE_SUMMARY = re.compile(r"pmuvisor: all guests stopped: (\d+) ok, (\d+) failed")
 
 
-def wants_shell(bundle):
-    """True if a guest of the bundle's configuration DTB boots Linux with the shell script."""
+def guest_props(bundle):
+    """[{property: bytes}] of the configuration's guests ([] if the bundle cannot be read)."""
     try:
-        with open(bundle, "rb") as f:
-            head = f.read(8)
-            magic, size = struct.unpack(">II", head)
-            if magic != 0xd00dfeed:
-                return False
-            return b"pmuvisor.run=shell" in head + f.read(size - 8)
-    except (OSError, struct.error):
-        return False
+        return [props for _, props in mkbundle.guests(mkbundle.config_fdt(bundle))]
+    except (OSError, mkbundle.libfdt.FdtException):
+        return []
+
+
+def wants_shell(guests):
+    """True if a guest of the configuration boots Linux with the shell script."""
+    return any(b"pmuvisor.run=shell" in g.get("bootargs", b"") for g in guests)
+
+
+def boots_linux(guests):
+    """True if a guest of the configuration boots the Linux guest kernel."""
+    return any(mkbundle.string(g.get("image")) == "build/linux/Image" for g in guests)
+
+
+def without_icount(args):
+    """QEMU arguments less any -icount option and its value."""
+    out = []
+    skip = False
+    for a in args:
+        if skip:
+            skip = False
+        elif a == "-icount":
+            skip = True
+        elif not a.startswith("-icount="):
+            out.append(a)
+    return out
 
 
 def dts_run_args(config):
@@ -59,7 +82,12 @@ def main():
     ap.add_argument("config", nargs="?")
     ap.add_argument("--timeout", type=float, default=300)
     ap.add_argument("--interactive", action="store_true")
-    ap.add_argument("--icount", action="store_true", help="add -icount shift=0")
+    icount = ap.add_mutually_exclusive_group()
+    icount.add_argument("--icount", action="store_true", default=None,
+                        help="add -icount shift=0 (the default for Linux configurations)")
+    icount.add_argument("--no-icount", dest="icount", action="store_false",
+                        help="no -icount, even where the configuration asks for it")
+    ap.add_argument("--qemu-args", default="", help="more QEMU arguments (one string)")
     ap.add_argument("--smp", type=int, default=2)
     ap.add_argument("--mem", default="1G")
     ap.add_argument("--build", default=os.path.join(REPO, "build"))
@@ -72,7 +100,8 @@ def main():
     else:
         bundle = os.path.join(args.build, "bundles", args.config + ".bundle")
     hv = os.path.join(args.build, "pmuvisor.bin")
-    if not args.interactive and wants_shell(bundle):
+    guests = guest_props(bundle)
+    if not args.interactive and wants_shell(guests):
         args.interactive = True
         print("run.py: a guest runs the Linux shell: console input is attached "
               "(`exit` powers the guest off; Ctrl-A x quits QEMU)", flush=True)
@@ -80,61 +109,33 @@ def main():
         if not os.path.isfile(p):
             print(f"run.py: {p} not found ({hint})", file=sys.stderr)
             return 2
-    cmd = [QEMU, "-M", "virt", "-cpu", "max", "-smp", str(args.smp), "-m", args.mem,
-           "-nographic", "-bios", "default", "-kernel", hv, "-initrd", bundle]
-    extra = dts_run_args(args.config)
-    if args.icount and "-icount" not in extra:
+    extra = dts_run_args(args.config) + shlex.split(args.qemu_args)
+    if args.icount is False:
+        extra = without_icount(extra)
+    elif (args.icount or boots_linux(guests)) and without_icount(extra) == extra:
         extra += ["-icount", "shift=0"]
-    cmd += extra
+    cmd = qemu.machine_cmd(hv, bundle, extra, smp=args.smp, mem=args.mem)
     print("run.py: " + " ".join(cmd), flush=True)
 
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            stdin=None if args.interactive else subprocess.DEVNULL)
-    result = [None]
-    done_at = [None]
+    def out(chunk):
+        sys.stdout.buffer.write(chunk)
+        sys.stdout.buffer.flush()
 
-    def reader():
-        buf = b""
-        while True:
-            chunk = proc.stdout.read1(4096) if hasattr(proc.stdout, "read1") else \
-                proc.stdout.read(1)
-            if not chunk:
-                break
-            sys.stdout.buffer.write(chunk)
-            sys.stdout.buffer.flush()
-            buf += chunk
-            while b"\n" in buf:
-                line, buf = buf.split(b"\n", 1)
-                m = RE_SUMMARY.search(line.decode("utf-8", "replace"))
-                if m:
-                    result[0] = (int(m.group(1)), int(m.group(2)))
-                    done_at[0] = time.monotonic()
-
-    t = threading.Thread(target=reader, daemon=True)
-    t.start()
-    deadline = None if args.interactive else time.monotonic() + args.timeout
-    timed_out = False
+    found = []  # (ok, failed) of the hypervisor's final line; kept on Ctrl-C too
     try:
-        while proc.poll() is None:
-            now = time.monotonic()
-            if deadline is not None and now > deadline:
-                timed_out = True
-                break
-            if done_at[0] is not None and now > done_at[0] + 5:
-                break
-            time.sleep(0.05)
+        r = qemu.run_process(cmd, None if args.interactive else args.timeout, raw=out,
+                             echo=lambda ln: found.extend(RE_SUMMARY.findall(ln)),
+                             stop_re=RE_SUMMARY, interactive=args.interactive,
+                             elf=os.path.join(args.build, "pmuvisor.elf"))
+        if r.timed_out:
+            print(f"\nrun.py: TIMEOUT after {args.timeout:.0f} s: QEMU killed" +
+                  "".join(f"\nrun.py:   {h}" for h in r.harts), file=sys.stderr)
     except KeyboardInterrupt:
         pass
-    if proc.poll() is None:
-        proc.kill()
-    proc.wait()
-    t.join(timeout=5)
-    if timed_out:
-        print(f"\nrun.py: TIMEOUT after {args.timeout:.0f} s: QEMU killed", file=sys.stderr)
-    if result[0] is None:
+    if not found:
         print("run.py: no 'pmuvisor: all guests stopped' line", file=sys.stderr)
         return 1
-    ok, failed = result[0]
+    ok, failed = map(int, found[-1])
     return 0 if failed == 0 and ok > 0 else 1
 
 

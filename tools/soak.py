@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 # SPDX-License-Identifier: BSD-2-Clause
 """Soak test (`make soak`, not part of `make test`).
 
@@ -20,14 +20,13 @@ Prints a table and `soak: N passed, M failed`; the log is build/soak/soak.log.
 import argparse
 import os
 import re
-import subprocess
 import sys
-import threading
-import time
+
+import mkbundle
+import qemu
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.path.join(REPO, "build")
-QEMU = os.environ.get("QEMU", "qemu-system-riscv64")
 
 
 def main():
@@ -53,50 +52,25 @@ def main():
     with open(dts_path, "w") as f:
         f.write(dts)
     bundle = os.path.join(out_dir, "soak.bundle")
-    r = subprocess.run([sys.executable, os.path.join(REPO, "tools", "mkbundle.py"), dts_path,
-                        bundle], cwd=REPO)
-    if r.returncode:
-        print("soak: mkbundle failed (make guest-images?)")
+    try:
+        mkbundle.build(dts_path, bundle)
+    except (mkbundle.BundleError, OSError) as e:
+        print(f"soak: mkbundle failed (make guest-images?): {e}")
         return 1
-    cmd = [QEMU, "-M", "virt", "-cpu", "max", "-smp", str(args.smp), "-m", "1G", "-nographic",
-           "-bios", "default", "-kernel", args.hv, "-initrd", bundle]
-    if args.icount:
-        cmd += ["-icount", "shift=0"]
+    cmd = qemu.machine_cmd(args.hv, bundle, smp=args.smp,
+                           icount="shift=0" if args.icount else None)
     log_path = os.path.join(out_dir, "soak.log")
     print(f"soak: {secs} s, period {args.period}; log {os.path.relpath(log_path, REPO)}",
           flush=True)
-    lines = []
-    t0 = time.monotonic()
-    with open(log_path, "w") as log:
-        log.write("$ " + " ".join(cmd) + "\n")
-        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                             stdin=subprocess.DEVNULL)
-        summary_at = [None]
 
-        def reader():
-            for raw in iter(p.stdout.readline, b""):
-                ln = raw.decode("utf-8", "replace").rstrip("\r\n")
-                lines.append(ln)
-                log.write(ln + "\n")
-                log.flush()
-                if args.verbose or ("TEST PASS" not in ln and ("soak:" in ln or "pmuvisor: guest" in ln)):
-                    print("  | " + ln, flush=True)
-                if "all guests stopped" in ln:
-                    summary_at[0] = time.monotonic()
+    def show(ln):
+        if args.verbose or ("TEST PASS" not in ln and ("soak:" in ln or "pmuvisor: guest" in ln)):
+            print("  | " + ln, flush=True)
 
-        t = threading.Thread(target=reader, daemon=True)
-        t.start()
-        deadline = t0 + (secs + 20) * (25 if args.icount else 1) + 240
-        while p.poll() is None and time.monotonic() < deadline:
-            if summary_at[0] and time.monotonic() > summary_at[0] + 5:
-                break
-            time.sleep(0.2)
-        timed_out = p.poll() is None and not summary_at[0]
-        if p.poll() is None:
-            p.kill()
-        p.wait()
-        t.join(timeout=5)
-    wall = time.monotonic() - t0
+    r = qemu.run_process(cmd, (secs + 20) * (25 if args.icount else 1) + 240, log_path,
+                         echo=show, stop_re=re.compile("all guests stopped"),
+                         elf=os.path.splitext(args.hv)[0] + ".elf")
+    lines, timed_out, wall = r.lines, r.timed_out, r.seconds
 
     passed = failed = 0
     fails = []
@@ -128,7 +102,8 @@ def main():
             tests.setdefault(m.group(1), [0, 0])[m.group(2) == "FAIL"] += 1
             if m.group(2) == "FAIL":
                 fails.append(ln)
-    check("no-timeout", not timed_out, "QEMU still running at the deadline")
+    check("no-timeout", not timed_out, "QEMU still running at the deadline" +
+          "".join(f"; {h}" for h in r.harts))
     check("no-panic", not any("PANIC" in ln for ln in lines), "hypervisor panic")
     summ = [ln for ln in lines if "all guests stopped" in ln]
     check("summary", bool(summ) and summ[-1].endswith("5 ok, 0 failed"),

@@ -7,10 +7,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "sbi_spec.h"
-#include "vpmu.h"
-#include "vpmu_host.h"
-#include "vpmu_phys.h"
+#include "arch/riscv/sbi_spec.h"
+#include "vpmu/vpmu.h"
+#include "vpmu/vpmu_host.h"
+#include "vpmu/vpmu_phys.h"
 
 #define EVENT_TYPE(e)	(((e) >> 16) & 0xf)
 #define EVENT_CODE(e)	((e)&0xffff)
@@ -205,8 +205,9 @@ static long check_set(const struct vpmu *v, unsigned long base, unsigned long ma
 
 	if (!mask || base >= n)
 		return SBI_ERR_INVALID_PARAM;
-	for_each_bit(i, mask) if (i >= n - base ||
-				  !is_visible(v, base + i)) return SBI_ERR_INVALID_PARAM;
+	for_each_bit (i, mask)
+		if (i >= n - base || !is_visible(v, base + i))
+			return SBI_ERR_INVALID_PARAM;
 	return SBI_SUCCESS;
 }
 
@@ -349,9 +350,11 @@ static void scan_overflows(struct vpmu *v)
 
 	if (!layout.sscofpmf)
 		return;
-	for_each_bit(i, v->started_hw) if (!((v->overflow >> i) & 1) && running_here(v, i) &&
-					   (vpmu_phys_read((unsigned int)v->ctr[i].phys) &
-					    width_mask(i)) < v->ctr[i].value) record_overflow(v, i);
+	for_each_bit (i, v->started_hw)
+		if (!((v->overflow >> i) & 1) && running_here(v, i) &&
+		    (vpmu_phys_read((unsigned int)v->ctr[i].phys) & width_mask(i)) <
+			    v->ctr[i].value)
+			record_overflow(v, i);
 }
 
 /*
@@ -364,8 +367,7 @@ static void update_deadline(struct vpmu *v)
 	uint64_t best = UINT64_MAX, now = vpmu_host_now();
 	unsigned int i;
 
-	for_each_bit(i, v->started_hw)
-	{
+	for_each_bit (i, v->started_hw) {
 		uint64_t left, wait;
 
 		if (!layout.sscofpmf || ((v->overflow >> i) & 1) || !running_here(v, i))
@@ -578,6 +580,8 @@ static long ctr_transition(struct vpmu *v, unsigned int i, enum vpmu_op op, cons
 		c->event_data = a->event_data;
 		c->flags = a->flags & FILTER_FLAGS;
 		c->state = VPMU_CTR_CONFIGURED;
+		if (hw)
+			v->configured_hw |= 1U << i;
 		v->overflow &= ~(1ULL << i); /* a new event has not overflowed */
 		return SBI_SUCCESS;
 
@@ -624,8 +628,10 @@ static long ctr_transition(struct vpmu *v, unsigned int i, enum vpmu_op op, cons
 		c->event_idx = 0;
 		c->event_data = 0;
 		c->flags = 0;
-		if (hw)
+		if (hw) {
 			v->started_hw &= ~(1U << i);
+			v->configured_hw &= ~(1U << i);
+		}
 		v->overflow &= ~(1ULL << i);
 		return SBI_SUCCESS;
 	}
@@ -741,6 +747,7 @@ void vpmu_global_init(void)
 		hv_printf("vpmu: the host has no SBI PMU: not offered to guests\n");
 		return;
 	}
+	hv_printf("vpmu: physical counters through %s\n", vpmu_phys_init());
 	n = vpmu_phys_num_counters();
 	for (i = 0; i < n && i < VPMU_MAX_HW; i++) {
 		struct sbi_ret r = vpmu_phys_counter_info(i);
@@ -937,8 +944,9 @@ void vpmu_vcpu_load(struct vpmu *v)
 	 * this one (a guest may read scountovf without a trap): release those.
 	 */
 	of = layout.sscofpmf ? vpmu_phys_overflowed() : 0;
-	for_each_bit(i, of) if (i < layout.num_hw && h->owner[i] && !owns_live(v, h, i))
-		phys_release(h, i);
+	for_each_bit (i, of)
+		if (i < layout.num_hw && h->owner[i] && !owns_live(v, h, i))
+			phys_release(h, i);
 	for (i = 0; i < layout.num_hw; i++) {
 		struct vpmu_ctr *c = &v->ctr[i];
 
@@ -956,8 +964,7 @@ void vpmu_vcpu_load(struct vpmu *v)
 		phys_prepare_start(v);
 	if (cont && vpmu_phys_start_mask(cont) != SBI_SUCCESS) {
 		/* the host refused the batch: start them one by one */
-		for_each_bit(i, cont)
-		{
+		for_each_bit (i, cont) {
 			vpmu_phys_stop(i, 0);
 			v->ctr[i].synced = vpmu_phys_start(i, v->ctr[i].value) == SBI_SUCCESS;
 		}
@@ -1001,10 +1008,13 @@ void vpmu_vcpu_put(struct vpmu *v)
 	if (!v->loaded)
 		return;
 	/* one stop for every running counter; they stay configured here */
-	for_each_bit(i, v->started_hw) if (running_here(v, i)) run |= 1U << i;
+	for_each_bit (i, v->started_hw)
+		if (running_here(v, i))
+			run |= 1U << i;
 	if (run) {
 		vpmu_phys_stop_mask(run);
-		for_each_bit(i, run) save_value(v, i, vpmu_phys_read(i) & width_mask(i));
+		for_each_bit (i, run)
+			save_value(v, i, vpmu_phys_read(i) & width_mask(i));
 	}
 	/* wraps are all recorded by value now: a pending LCOFI says nothing more */
 	if (layout.sscofpmf && vpmu_phys_irq_pending())
@@ -1022,10 +1032,10 @@ unsigned long vpmu_hcounteren(const struct vpmu *v)
 	/* only a loaded vCPU's counters are in the hardware */
 	if (!v->loaded)
 		return 0;
-	for (i = 0; i < layout.num_hw; i++) {
+	for_each_bit (i, v->configured_hw) {
 		const struct vpmu_ctr *c = &v->ctr[i];
 
-		if (is_hw(i) && c->state != VPMU_CTR_UNCONFIGURED && c->phys == (int)i && c->synced)
+		if (c->phys == (int)i && c->synced)
 			bits |= 1UL << i;
 	}
 	return bits;
@@ -1179,8 +1189,9 @@ struct sbi_ret vpmu_counter_start(struct vpmu *v, unsigned long base, unsigned l
 		return ret_err(SBI_ERR_INVALID_PARAM);
 	if (check_set(v, base, mask))
 		return ret_err(SBI_ERR_INVALID_PARAM);
-	for_each_bit(i, mask) if (v->ctr[base + i].state ==
-				  VPMU_CTR_UNCONFIGURED) return ret_err(SBI_ERR_INVALID_PARAM);
+	for_each_bit (i, mask)
+		if (v->ctr[base + i].state == VPMU_CTR_UNCONFIGURED)
+			return ret_err(SBI_ERR_INVALID_PARAM);
 	if (flags & SBI_PMU_START_FLAG_INIT_SNAPSHOT) {
 		unsigned int top = 63 - (unsigned int)__builtin_clzl(mask);
 
@@ -1193,8 +1204,7 @@ struct sbi_ret vpmu_counter_start(struct vpmu *v, unsigned long base, unsigned l
 	a.set_value =
 		flags & (SBI_PMU_START_FLAG_SET_INIT_VALUE | SBI_PMU_START_FLAG_INIT_SNAPSHOT);
 
-	for_each_bit(i, mask)
-	{
+	for_each_bit (i, mask) {
 		if (flags & SBI_PMU_START_FLAG_INIT_SNAPSHOT)
 			a.value = snap[i];
 		if (ctr_transition(v, (unsigned int)(base + i), OP_START, &a) ==
@@ -1221,8 +1231,7 @@ struct sbi_ret vpmu_counter_stop(struct vpmu *v, unsigned long base, unsigned lo
 		return ret_err(SBI_ERR_NO_SHMEM);
 	scan_overflows(v); /* the bitmap must include what just overflowed */
 
-	for_each_bit(i, mask)
-	{
+	for_each_bit (i, mask) {
 		unsigned int idx = (unsigned int)(base + i);
 		struct vpmu_ctr *c;
 		uint8_t prev;

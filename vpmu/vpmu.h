@@ -53,8 +53,11 @@ struct vpmu_hart {
 	struct vpmu *owner[VPMU_MAX_HW];
 	uint32_t event_idx[VPMU_MAX_HW]; /* what each owned counter is configured for */
 	uint64_t event_data[VPMU_MAX_HW];
-	uint32_t phys_far; /* the physical backend's own: see phys_sbi.c */
-	bool phys_init;	   /* ... and whether it has set it up on this hart */
+	uint32_t phys_far;	/* the physical backend's own: see phys_common.c */
+	bool phys_init;		/* ... and whether it has set it up on this hart */
+	uint32_t phys_minh;	/* ... counters whose MINH it had the host set: phys_cdeleg.c */
+	uint32_t phys_released; /* ... counters released, the platform's mapping kept */
+	uint32_t phys_ev[VPMU_MAX_HW]; /* ... the event the platform maps to each counter */
 };
 
 /* Per-counter state machine; vpmu.c changes it in one transition function */
@@ -94,8 +97,9 @@ struct vpmu {
 	 * the guest's view of the Sscofpmf OF bits, bit = counter index.
 	 */
 	uint64_t overflow;
-	uint32_t started_hw; /* hardware counters in state STARTED */
-	uint64_t shmem_gpa;  /* snapshot area, valid if shmem_set */
+	uint32_t started_hw;	/* hardware counters in state STARTED */
+	uint32_t configured_hw; /* hardware counters not UNCONFIGURED (started ones too) */
+	uint64_t shmem_gpa;	/* snapshot area, valid if shmem_set */
 	bool shmem_set;
 	bool loaded;		    /* between vpmu_vcpu_load and vpmu_vcpu_put on this hart */
 	struct vpmu_hart *resident; /* the hart its counters are configured on */
@@ -124,7 +128,10 @@ void vpmu_vcpu_init(struct vpmu *v);
 void vpmu_vcpu_set_policy(struct vpmu *v, const struct vpmu_policy *p);
 /* Guest reboot, HSM stop: every counter unconfigured, snapshot area forgotten */
 void vpmu_vcpu_reset(struct vpmu *v);
-/* At the vCPU switch point on its hart: put stops+saves+releases, load restores */
+/*
+ * At the vCPU switch point on its hart: put stops and saves the running
+ * counters (they stay configured there: lazy), load continues or restores
+ */
 void vpmu_vcpu_load(struct vpmu *v);
 void vpmu_vcpu_put(struct vpmu *v);
 /*

@@ -40,6 +40,9 @@ void vpmu_host_raise_lcofi(struct vpmu *v);
 /* The SBI_PMU_FW_* events the core counts for guests (bit = event code) */
 uint32_t vpmu_host_fw_events(void);
 
+/* The operator asked for the SBI physical backend (bootargs pmu-backend=sbi) */
+bool vpmu_host_force_sbi_backend(void);
+
 /* Whether the host harts have Sscofpmf (scountovf, OF bits, LCOFI) */
 bool vpmu_host_has_sscofpmf(void);
 

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Physical PMU backend of vpmu: one hart's counters, reached through the
- * host SBI PMU. phys_sbi.c is the real one (OpenSBI below HS-mode);
- * vpmu/test/fake_host.c simulates it for unit tests and fuzzing.
+ * Physical PMU backend of vpmu: one hart's counters. phys_common.c is the
+ * real one: it forwards to counter delegation (phys_cdeleg.c: CSRs in
+ * HS-mode) or to the host SBI PMU (phys_sbi.c: OpenSBI below HS-mode),
+ * chosen at boot; vpmu/test/fake_host.c simulates it for unit tests and
+ * fuzzing.
  *
  * Every function acts on exactly one physical counter of the calling hart.
  */
@@ -11,8 +13,13 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "sbi_spec.h"
+#include "arch/riscv/sbi_spec.h"
 
+/*
+ * Boot hart, once, after vpmu_phys_available(): choose the backend (counter
+ * delegation if it works, else the host SBI PMU); what it is, for the log.
+ */
+const char *vpmu_phys_init(void);
 /* 1 if the host SBI implements the PMU extension */
 int vpmu_phys_available(void);
 /* Host NUM_COUNTERS (0 on error) */
@@ -44,7 +51,7 @@ void vpmu_phys_set_counteren(unsigned long bits);
 /*
  * Sscofpmf: physical counters whose overflow flag (mhpmevent.OF) is set, as
  * scountovf shows them. The flag stays set until the counter is configured
- * or started again through the host SBI, which also re-arms its interrupt.
+ * or started again, which also re-arms its interrupt.
  * Only called when the host has Sscofpmf (reading scountovf traps otherwise).
  */
 uint32_t vpmu_phys_overflowed(void);

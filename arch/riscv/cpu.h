@@ -3,13 +3,33 @@
 #ifndef ARCH_RISCV_CPU_H
 #define ARCH_RISCV_CPU_H
 
-#include "sbi_call.h"
+#include "arch/riscv/sbi_call.h"
 
 /* Execute exactly 2 * iters instructions (a known amount of work for probes) */
 static inline void cpu_spin(unsigned long iters)
 {
 	if (iters)
 		asm volatile("1: addi %0, %0, -1\n\tbnez %0, 1b" : "+r"(iters));
+}
+
+/* The hypervisor keeps this hart's `struct hart` pointer in tp */
+static inline void *cpu_get_tp(void)
+{
+	void *p;
+
+	asm volatile("mv %0, tp" : "=r"(p));
+	return p;
+}
+
+static inline void cpu_set_tp(void *p)
+{
+	asm volatile("mv tp, %0" : : "r"(p));
+}
+
+/* Wait for an interrupt (any, enabled or not by sstatus.SIE) */
+static inline void cpu_wfi(void)
+{
+	asm volatile("wfi");
 }
 
 /* Send a supervisor software interrupt (IPI) to one physical hart */

@@ -33,10 +33,12 @@
 #define CSR_HIDELEG    0x603
 #define CSR_HIE	       0x604
 #define CSR_HTIMEDELTA 0x605
+#define HCOUNTEREN_TM  (1UL << 1) /* the time CSR: the core always lets guests read it */
 #define CSR_HCOUNTEREN 0x606
 #define CSR_HGEIE      0x607
 #define CSR_HVIEN      0x608
 #define CSR_HENVCFG    0x60a
+#define CSR_HSTATEEN0  0x60c
 #define CSR_HTVAL      0x643
 #define CSR_HIP	       0x644
 #define CSR_HVIP       0x645
@@ -68,8 +70,12 @@
 #define HSTATUS_VTW  (1UL << 21)
 #define HSTATUS_VTSR (1UL << 22)
 
-#define ENVCFG_STCE  (1UL << 63)
-#define ENVCFG_PBMTE (1UL << 62)
+#define ENVCFG_STCE	  (1UL << 63)
+#define ENVCFG_PBMTE	  (1UL << 62)
+#define HSTATEEN0_ENVCFG  (1UL << 62) /* VS-mode may access senvcfg */
+#define ENVCFG_CBZE	  (1UL << 7)
+#define ENVCFG_CBCFE	  (1UL << 6)
+#define ENVCFG_CBIE_FLUSH (1UL << 4) /* CBIE = 01: cbo.inval flushes (never drops our data) */
 
 #define HGATP_MODE_SV39X4 (8UL << 60)
 #define HGATP_VMID_SHIFT  44

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* Boot entry from OpenSBI, secondary hart entry, guest enter/exit. */
-#include "ctx.h"
-#include "csr.h"
+#include "arch/riscv/ctx.h"
+#include "arch/riscv/csr.h"
 
 #define HV_STACK_SIZE 16384
 

@@ -1,9 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include <stddef.h>
-#include "gstage.h"
-
-#define SZ_4K 0x1000ULL
-#define SZ_2M 0x200000ULL
+#include "arch/riscv/gstage.h"
 
 static unsigned int vpn(uint64_t gpa, int level)
 {

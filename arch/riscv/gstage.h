@@ -14,6 +14,9 @@
 #define PTE_D	(1UL << 7)
 #define PTE_RWX (PTE_R | PTE_W | PTE_X)
 
+#define SZ_4K 0x1000ULL	  /* base page */
+#define SZ_2M 0x200000ULL /* megapage: leaf at level 1; guest RAM is aligned to it */
+
 #define GSTAGE_ROOT_SIZE 16384 /* Sv39x4 root: 2048 entries, 16 KiB aligned */
 #define GSTAGE_GPA_BITS	 41
 

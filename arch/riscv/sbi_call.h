@@ -3,7 +3,7 @@
 #ifndef ARCH_SBI_CALL_H
 #define ARCH_SBI_CALL_H
 
-#include "sbi_spec.h"
+#include "arch/riscv/sbi_spec.h"
 
 static inline struct sbi_ret sbi_ecall(unsigned long ext, unsigned long fid, unsigned long arg0,
 				       unsigned long arg1, unsigned long arg2, unsigned long arg3,

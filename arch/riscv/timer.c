@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
-#include "csr.h"
-#include "sbi_call.h"
-#include "timer.h"
+#include "arch/riscv/csr.h"
+#include "arch/riscv/sbi_call.h"
+#include "arch/riscv/timer.h"
 
 #define SIP_SSIP (1UL << 1)
 #define SIP_STIP (1UL << 5)

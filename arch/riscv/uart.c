@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* ns16550a UART, the console QEMU virt offers; polled, no interrupts. */
 #include <stdint.h>
-#include "uart.h"
+#include "arch/riscv/uart.h"
 
 #define UART_RBR 0
 #define UART_THR 0

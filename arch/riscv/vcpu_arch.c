@@ -1,18 +1,17 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* Loading, saving and resetting a vCPU's RISC-V state. */
 #include <string.h>
-#include "csr.h"
-#include "gstage.h"
-#include "hart.h"
-#include "hostdt.h"
-#include "lib.h"
-#include "mm.h"
-#include "timer.h"
-#include "vcpu.h"
-#include "vm.h"
+#include "arch/riscv/csr.h"
+#include "arch/riscv/gstage.h"
+#include "core/hart.h"
+#include "core/hostdt.h"
+#include "core/lib.h"
+#include "core/mm.h"
+#include "arch/riscv/timer.h"
+#include "core/vcpu.h"
+#include "core/vm.h"
 
 #define VS_IRQ_BITS	((1UL << IRQ_VS_SOFT) | (1UL << IRQ_VS_TIMER) | (1UL << IRQ_VS_EXT))
-#define HCOUNTEREN_TM	(1UL << 1)
 #define VSSTATUS_UXL_64 (2UL << 32)
 
 void fpu_save(unsigned long *area);
@@ -48,7 +47,7 @@ const char *vcpu_arch_lcofi_path(void)
 
 static bool uses_hvip(const struct vcpu *v)
 {
-	return lcofi_hvip && !v->vm->cfg->lcofi_software;
+	return lcofi_hvip && !v->arch.lcofi_by_software;
 }
 
 void vcpu_arch_hart_init(void)
@@ -69,6 +68,17 @@ void vcpu_arch_hart_init(void)
 		henvcfg |= ENVCFG_STCE;
 	if (host.ext[HOST_EXT_SVPBMT])
 		henvcfg |= ENVCFG_PBMTE;
+	/* cache-block operations on guest memory: the guest's DT offers them (guest_fdt.c) */
+	if (host.ext[HOST_EXT_ZICBOM] && host.cbom_block)
+		henvcfg |= ENVCFG_CBCFE | ENVCFG_CBIE_FLUSH;
+	if (host.ext[HOST_EXT_ZICBOZ] && host.cboz_block)
+		henvcfg |= ENVCFG_CBZE;
+	/*
+	 * With Smstateen, VS-mode reaches senvcfg (saved per vCPU) only through
+	 * this bit; Linux writes senvcfg on every task switch once it has Zicboz.
+	 */
+	if (host.ext[HOST_EXT_SMSTATEEN])
+		csr_write(CSR_HSTATEEN0, HSTATEEN0_ENVCFG);
 	csr_write(CSR_HENVCFG, henvcfg);
 	csr_write(CSR_HTIMEDELTA, 0);
 	csr_write(CSR_HVIP, 0);
@@ -86,9 +96,11 @@ void vcpu_arch_reset(struct vcpu *v, unsigned long pc, unsigned long a1)
 {
 	struct vcpu_arch *a = &v->arch;
 	unsigned long nr_lcofi = a->nr_lcofi;
+	bool by_software = a->lcofi_by_software;
 
 	memset(a, 0, sizeof(*a));
 	a->nr_lcofi = nr_lcofi;
+	a->lcofi_by_software = by_software;
 	a->ctx.regs[10] = v->id;
 	a->ctx.regs[11] = a1;
 	a->ctx.sepc = pc;

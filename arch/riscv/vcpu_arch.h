@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "ctx.h"
+#include "arch/riscv/ctx.h"
 
 struct vcpu;
 struct vm;
@@ -22,6 +22,7 @@ struct vcpu_arch {
 	unsigned long fp[33];	  /* f0..f31, fcsr */
 	bool fp_live;		  /* fp[] holds the state, not the hart */
 	bool lcofi_soft;	  /* a virtual LCOFI waits for software delivery */
+	bool lcofi_by_software;	  /* the core's choice: never through hvip (kept across resets) */
 	unsigned long nr_lcofi;	  /* virtual LCOFIs raised, for statistics */
 };
 
@@ -35,7 +36,8 @@ void vcpu_arch_load(struct vcpu *vcpu);
 void vcpu_arch_put(struct vcpu *vcpu);
 /* Enter the guest (the vCPU must be loaded); returns on its next trap */
 void vcpu_arch_run(struct vcpu *vcpu);
-void vcpu_arch_handle_exit(struct vcpu *vcpu);
+/* The instruction the vCPU trapped on (virtual-instruction exceptions) */
+unsigned long vcpu_arch_trapped_insn(struct vcpu *vcpu);
 /* A VS interrupt is pending and enabled, per the vCPU's saved state */
 bool vcpu_arch_irq_pending(struct vcpu *vcpu, unsigned long now);
 /* Emulate an exception trap into the guest's VS-mode handler */

@@ -2,21 +2,24 @@
 # the top-level Makefile. Built natively with ASan + UBSan into $(BUILD)/unit/.
 CORE_TEST_CC      ?= gcc
 CORE_TEST_CFLAGS  := -std=gnu11 -Wall -Wextra -Werror -g -O1 -fno-omit-frame-pointer \
-		     -fsanitize=address,undefined -fno-sanitize-recover=undefined
-CORE_TEST_INC     := -I core -I arch/riscv -I vpmu -I .
+		     $(HOST_SANITIZE)
+CORE_TEST_INC     := -I .
 CORE_TEST_LIBS    := -lfdt -lcmocka
-CORE_TEST_HDRS    := $(wildcard core/*.h arch/riscv/*.h core/test/stubs/*.h)
+CORE_TEST_HDRS    := $(wildcard core/*.h arch/riscv/*.h core/test/stubs/arch/riscv/*.h)
 
-CORE_TESTS := core-config core-mm core-gstage core-sbi core-printf
+CORE_TESTS := core-config core-mm core-gstage core-sbi core-console core-entropy
 
-core-test-config_SRCS  := core/test/test_config.c core/config.c core/printf.c core/test/stubs.c
+core-test-config_SRCS  := core/test/test_config.c core/config.c core/test/stubs.c
 core-test-mm_SRCS      := core/test/test_mm.c core/mm.c
 core-test-gstage_SRCS  := core/test/test_gstage.c arch/riscv/gstage.c
 core-test-sbi_SRCS     := core/test/test_sbi.c core/sbi.c core/sbi_base.c core/sbi_hartmask.c \
-			  core/printf.c core/test/stubs.c
-core-test-printf_SRCS  := core/test/test_printf.c core/printf.c core/test/stubs.c
-# sbi_base.c includes "sbi_call.h": take the host stub, not the RISC-V ecall
+			  core/test/stubs.c
+core-test-console_SRCS := core/test/test_console.c core/console.c
+core-test-entropy_SRCS := core/test/test_entropy.c core/entropy.c
+# sbi_base.c includes "arch/riscv/sbi_call.h", console.c "arch/riscv/timer.h": take the host
+# stubs (found first), not the RISC-V ecall and rdtime
 core-test-sbi_INC      := -I core/test/stubs
+core-test-console_INC  := -I core/test/stubs
 
 define CORE_TEST_RULE
 $(BUILD)/unit/$(1): $$(core-test-$(1:core-%=%)_SRCS) $(CORE_TEST_HDRS) core/test/core-test.mk

@@ -5,8 +5,8 @@
 # (tools/fuzz.py). Needs clang and libfdt-dev.
 CONFIG_FUZZ_CC     ?= clang
 CONFIG_FUZZ_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -g -O1 -fno-omit-frame-pointer \
-		      -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-CONFIG_FUZZ_SRCS   := core/test/fuzz_config.c core/config.c core/printf.c
+		      -fsanitize=fuzzer $(HOST_SANITIZE)
+CONFIG_FUZZ_SRCS   := core/test/fuzz_config.c core/config.c
 CONFIG_FUZZ_DTS    := $(wildcard dts/*.dts dts/*/*.dts)
 
 $(BUILD)/unit/config_fuzz: $(CONFIG_FUZZ_SRCS) core/config.h core/lib.h vpmu/vpmu.h core/test/fuzz.mk

@@ -26,8 +26,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "config.h"
-#include "lib.h"
+#include "core/config.h"
+#include "core/lib.h"
 
 #define BUF_MAX (16u << 20)
 #define ERRLEN	160 /* as core/main.c */
@@ -42,7 +42,7 @@
 		}                                                                                  \
 	} while (0)
 
-/* core/lib.h services config.c and printf.c may reach */
+/* core/lib.h services config.c may reach */
 void hv_printf(const char *fmt, ...)
 {
 	(void)fmt;
@@ -54,7 +54,7 @@ void hv_panic(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	hv_vsnprintf(buf, sizeof(buf), fmt, ap);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "hv_panic: %s\n", buf);
 	abort();

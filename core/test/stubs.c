@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <cmocka.h>
-#include "lib.h"
+#include "core/lib.h"
 
 void hv_printf(const char *fmt, ...)
 {
@@ -15,7 +15,7 @@ void hv_printf(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	hv_vsnprintf(buf, sizeof(buf), fmt, ap);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	fputs(buf, stdout);
 }
@@ -26,7 +26,7 @@ void hv_panic(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	hv_vsnprintf(buf, sizeof(buf), fmt, ap);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	fail_msg("hv_panic: %s", buf);
 	abort();

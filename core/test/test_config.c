@@ -14,11 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "config.h"
+#include "arch/riscv/gstage.h"
+#include "core/config.h"
 
-#define SZ_4K 0x1000ULL
-#define SZ_2M 0x200000ULL
-#define MiB   (1ULL << 20)
+#define MiB (1ULL << 20)
 
 /* ---- DTB builder ---- */
 static char fdtbuf[256 * 1024];

@@ -11,10 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "gstage.h"
+#include "arch/riscv/gstage.h"
 
-#define SZ_4K	  0x1000ULL
-#define SZ_2M	  0x200000ULL
 #define SZ_1G	  0x40000000ULL
 #define LEAF_BITS (PTE_U | PTE_A | PTE_D | PTE_V)
 

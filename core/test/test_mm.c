@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "mm.h"
+#include "core/mm.h"
 
 struct mm host_mm; /* declared extern by mm.h */
 

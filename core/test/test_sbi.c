@@ -10,10 +10,10 @@
 #include <stdint.h>
 #include <string.h>
 #include <cmocka.h>
-#include "sbi.h"
-#include "sbi_call.h" /* core/test/stubs/sbi_call.h */
-#include "sbi_hartmask.h"
-#include "vm.h"
+#include "core/sbi.h"
+#include "arch/riscv/sbi_call.h" /* core/test/stubs/sbi_call.h */
+#include "core/sbi_hartmask.h"
+#include "core/vm.h"
 
 extern const struct sbi_ext sbi_ext_base; /* the real one, core/sbi_base.c */
 

@@ -26,8 +26,8 @@
  * (BENCH-SWA), B its run-period records (BENCH-SWB, BENCH-REC) and
  * tools/bench.py computes the switch cost from both, as bench_switch() does.
  */
-#include "gt.h"
-#include "pmu.h"
+#include "guest-tests/lib/gt.h"
+#include "guest-tests/lib/pmu.h"
 
 GT_IMAGE("bench");
 

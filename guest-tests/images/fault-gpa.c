@@ -4,7 +4,7 @@
  * every device (256 GiB). The hypervisor must stop this guest alone.
  * It prints no TEST lines: the runner checks the hypervisor's stop line.
  */
-#include "gt.h"
+#include "guest-tests/lib/gt.h"
 
 GT_IMAGE("fault-gpa");
 

@@ -4,7 +4,7 @@
  * instruction. The hypervisor must stop this guest alone; other guests go on.
  * It prints no TEST lines: the runner checks the hypervisor's stop line.
  */
-#include "gt.h"
+#include "guest-tests/lib/gt.h"
 
 GT_IMAGE("fault-illegal");
 

@@ -5,7 +5,7 @@
  * several vCPUs of two guests, so the hypervisor switches between them many
  * times meanwhile). Any register that changes is a lost or leaked FP context.
  */
-#include "gt.h"
+#include "guest-tests/lib/gt.h"
 
 GT_IMAGE("fpu");
 

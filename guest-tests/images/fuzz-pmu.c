@@ -30,8 +30,8 @@
  * seed + its hart id and calls / nr_vcpus calls. The seed is printed, and
  * every violation is printed with its call number and registers.
  */
-#include "gt.h"
-#include "pmu.h"
+#include "guest-tests/lib/gt.h"
+#include "guest-tests/lib/pmu.h"
 
 GT_IMAGE("fuzz-pmu");
 

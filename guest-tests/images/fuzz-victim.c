@@ -15,8 +15,8 @@
  *  - its snapshot area only changes in the slot it asked for.
  * bootargs: "seconds=<n>" (default 20): how long to keep checking.
  */
-#include "gt.h"
-#include "pmu.h"
+#include "guest-tests/lib/gt.h"
+#include "guest-tests/lib/pmu.h"
 
 GT_IMAGE("fuzz-victim");
 

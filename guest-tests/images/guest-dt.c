@@ -4,7 +4,7 @@
  * match its configuration (dts/tests/guest-dt.dts: 3 vCPUs, 32 MiB at
  * 0x80000000, bootargs below), and all of that RAM is usable.
  */
-#include "gt.h"
+#include "guest-tests/lib/gt.h"
 
 GT_IMAGE("guest-dt");
 
@@ -84,6 +84,16 @@ void gt_main(unsigned long hartid, const void *fdt)
 	/* chosen */
 	s = gt_fdt_getprop("/chosen", "bootargs", &len);
 	GT_CHECK_EQ("chosen-bootargs", s && str_eq(s, BOOTARGS), 1);
+	/* QEMU gives the host a seed: the guest gets 32 bytes of its own (core/entropy.c) */
+	p = gt_fdt_getprop("/chosen", "rng-seed", &len);
+	GT_CHECK_EQ("chosen-rng-seed-len", p ? len : 0, 32);
+	if (p) {
+		unsigned long nonzero = 0;
+
+		for (unsigned int i = 0; i < len; i++)
+			nonzero += ((const uint8_t *)p)[i] != 0;
+		GT_CHECK_GE("chosen-rng-seed-nonzero-bytes", nonzero, 24);
+	}
 	if (s)
 		gt_printf("guest-dt: bootargs \"%s\"\n", s);
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* hello: greets with its hart count and shuts down cleanly. */
-#include "gt.h"
+#include "guest-tests/lib/gt.h"
 
 GT_IMAGE("hello");
 

@@ -19,7 +19,7 @@
  * Modes other than longcall print no TEST lines: the runner checks the
  * hypervisor's stop line (expect-stopped).
  */
-#include "gt.h"
+#include "guest-tests/lib/gt.h"
 
 GT_IMAGE("hostile");
 

@@ -9,8 +9,8 @@
  * firmware counter it had started is unconfigured and its snapshot area is
  * forgotten.
  */
-#include "gt.h"
-#include "pmu.h"
+#include "guest-tests/lib/gt.h"
+#include "guest-tests/lib/pmu.h"
 
 GT_IMAGE("hsm");
 

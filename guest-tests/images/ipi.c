@@ -4,7 +4,7 @@
  * hart_mask_base forms (relative base, -1 = all harts), self IPIs through
  * sip.SSIP, RFENCE calls, and INVALID_PARAM for harts that do not exist.
  */
-#include "gt.h"
+#include "guest-tests/lib/gt.h"
 
 GT_IMAGE("ipi");
 

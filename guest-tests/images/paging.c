@@ -5,7 +5,7 @@
  * remapping with sfence.vma, page faults with the right cause and stval,
  * SUM, and U-mode code running from a U-mode alias of the image.
  */
-#include "gt.h"
+#include "guest-tests/lib/gt.h"
 
 GT_IMAGE("paging");
 

@@ -9,8 +9,8 @@
  * Run beside a guest with a short watchdog-ms on the same hart.
  * bootargs: "entries=<n>" (default 65536).
  */
-#include "gt.h"
-#include "pmu.h"
+#include "guest-tests/lib/gt.h"
+#include "guest-tests/lib/pmu.h"
 
 GT_IMAGE("pmu-evinfo-long");
 

@@ -9,8 +9,8 @@
  * mode. Run on OpenSBI without the hypervisor, this image reads the very
  * same numbers (docs/vpmu.md).
  */
-#include "gt.h"
-#include "pmu.h"
+#include "guest-tests/lib/gt.h"
+#include "guest-tests/lib/pmu.h"
 
 GT_IMAGE("pmu-exact");
 

@@ -8,8 +8,8 @@
  * hart reads its own counters (the PMU is per hart). ILLEGAL_INSN counts
  * the illegal-instruction exceptions the hypervisor injects.
  */
-#include "gt.h"
-#include "pmu.h"
+#include "guest-tests/lib/gt.h"
+#include "guest-tests/lib/pmu.h"
 
 GT_IMAGE("pmu-fw");
 

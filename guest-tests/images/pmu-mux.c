@@ -44,8 +44,8 @@
  * leaving one guest's programmable counter mapped while the other guest runs
  * silently stops the other guest's counter of the same event: checked too.
  */
-#include "gt.h"
-#include "pmu.h"
+#include "guest-tests/lib/gt.h"
+#include "guest-tests/lib/pmu.h"
 
 GT_IMAGE("pmu-mux");
 

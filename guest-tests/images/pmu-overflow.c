@@ -18,8 +18,8 @@
  * flushes after each pass, so the number of misses is its own, not a
  * function of how often the hypervisor happens to trap.
  */
-#include "gt.h"
-#include "pmu.h"
+#include "guest-tests/lib/gt.h"
+#include "guest-tests/lib/pmu.h"
 
 GT_IMAGE("pmu-overflow");
 

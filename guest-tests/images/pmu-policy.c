@@ -22,8 +22,8 @@
  *   "hi"      dts/tests/pmu-policy-split.dts guest hi: counters-mask 0x7ff80 (7..18),
  *             firmware off; lo and hi share one hart and both count exactly.
  */
-#include "gt.h"
-#include "pmu.h"
+#include "guest-tests/lib/gt.h"
+#include "guest-tests/lib/pmu.h"
 
 GT_IMAGE("pmu-policy");
 

@@ -12,8 +12,8 @@
  * OpenSBI 1.5 has no snapshot area for S-mode (SET_SHMEM: NOT_SUPPORTED,
  * platform.md): natively only that answer is checked.
  */
-#include "gt.h"
-#include "pmu.h"
+#include "guest-tests/lib/gt.h"
+#include "guest-tests/lib/pmu.h"
 
 GT_IMAGE("pmu-snapshot");
 

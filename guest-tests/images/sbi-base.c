@@ -3,7 +3,7 @@
  * sbi-base: the SBI BASE extension, extension probing, error codes of
  * unknown extensions/functions, DBCN console and SRST parameter checks.
  */
-#include "gt.h"
+#include "guest-tests/lib/gt.h"
 
 GT_IMAGE("sbi-base");
 

@@ -5,7 +5,7 @@
  * LR/SC compare-and-swap loop and under an amoswap spinlock, while taking
  * its own periodic timer interrupts. The totals must be exact.
  */
-#include "gt.h"
+#include "guest-tests/lib/gt.h"
 
 GT_IMAGE("smp4");
 

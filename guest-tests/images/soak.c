@@ -20,8 +20,8 @@
  * vCPU: configurable alone, an inhibited counter holds its value, an
  * instret counter counts (nothing left behind by the stopped guests).
  */
-#include "gt.h"
-#include "pmu.h"
+#include "guest-tests/lib/gt.h"
+#include "guest-tests/lib/pmu.h"
 
 GT_IMAGE("soak");
 

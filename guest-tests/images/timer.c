@@ -5,7 +5,7 @@
  * earlier one; the interrupt also arrives in U-mode; with Sstc, stimecmp
  * written directly works as well.
  */
-#include "gt.h"
+#include "guest-tests/lib/gt.h"
 
 GT_IMAGE("timer");
 

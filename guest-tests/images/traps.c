@@ -5,7 +5,7 @@
  * counter access from U-mode, misaligned accesses (emulated below the guest),
  * and register preservation across an SBI call.
  */
-#include "gt.h"
+#include "guest-tests/lib/gt.h"
 
 GT_IMAGE("traps");
 

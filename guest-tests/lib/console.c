@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* Console output through SBI DBCN (legacy putchar as a fallback) and printf. */
-#include "gt.h"
-#include "../../core/lib.h" /* hv_vsnprintf, built by lib/printf.c */
+#include <stdio.h>
+#include "guest-tests/lib/gt.h"
 
 static volatile unsigned long console_lock;
 static bool have_dbcn;
@@ -61,14 +61,10 @@ void gt_puts(const char *s)
 	unlock_console(flags);
 }
 
-/*
- * Formatting is the hypervisor's freestanding hv_vsnprintf (core/printf.c,
- * built into this library by lib/printf.c): %d %i %u %x %X %p %s %c %%, with
- * l/ll/z, a field width and the 0 flag. It has no '-' flag and no %s width.
- */
+/* Formatting is picolibc's (tinystdio), linked into every image anyway */
 int gt_vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 {
-	return hv_vsnprintf(buf, size, fmt, ap);
+	return vsnprintf(buf, size, fmt, ap);
 }
 
 int gt_snprintf(char *buf, size_t size, const char *fmt, ...)

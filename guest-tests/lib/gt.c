@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* Boot, SBI wrappers, checks, traps, secondary harts and timer helpers. */
-#include "gt.h"
-#include "sbi_call.h"
+#include "guest-tests/lib/gt.h"
+#include "arch/riscv/sbi_call.h"
 
 struct gt_hart gt_harts[GT_MAX_HARTS];
 const unsigned long gt_hart_size = sizeof(struct gt_hart);

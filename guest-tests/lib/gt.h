@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "sbi_spec.h"
+#include "arch/riscv/sbi_spec.h"
 
 #define GT_MAX_HARTS   8
 #define GT_STACK_SIZE  16384

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* SBI PMU helpers shared by the pmu-* and bench images (see pmu.h). */
-#include "pmu.h"
+#include "guest-tests/lib/pmu.h"
 
 struct sbi_ret gt_pmu_call(unsigned long fid, unsigned long a0, unsigned long a1, unsigned long a2,
 			   unsigned long a3, unsigned long a4)

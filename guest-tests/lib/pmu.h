@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * gt_pmu: SBI PMU extension helpers for guest test images (#include "pmu.h"
+ * gt_pmu: SBI PMU extension helpers for guest test images (#include "guest-tests/lib/pmu.h"
  * after "gt.h"). Thin wrappers of one SBI call each, the counter layout as
  * Linux builds it from COUNTER_GET_INFO, and counter CSR reads by index.
  * See guest-tests/README.md.
@@ -12,7 +12,7 @@
 #ifndef GT_PMU_H
 #define GT_PMU_H
 
-#include "gt.h"
+#include "guest-tests/lib/gt.h"
 
 /* event_idx of firmware event `code` (type 15) */
 #define GT_PMU_EV_FW(code) (((unsigned long)SBI_PMU_EVENT_TYPE_FW << 16) | (code))

@@ -6,15 +6,17 @@
  * "pmuvisor.run=<name>" from /proc/cmdline and runs the built-in script of
  * that name (default "perf-demo"), printing "=== <title> ===" before each
  * step and "=== done ===" at the end, then powers off (SBI SRST).
- * "pmuvisor.run=shell" gives a minimal interactive shell instead;
+ * "pmuvisor.run=shell" runs BusyBox sh on the console instead;
  * "pmuvisor.delay=<ms>" sleeps before the script.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/reboot.h>
 #include <sys/stat.h>
@@ -280,21 +282,64 @@ static void run_script(const struct script *s)
 	}
 }
 
+/* BusyBox's poweroff, reboot and halt signal PID 1 (SIGUSR2, SIGTERM, SIGUSR1) */
+static void power_off(int sig)
+{
+	(void)sig;
+	sync();
+	reboot(RB_POWER_OFF);
+}
+
+/*
+ * pmuvisor.run=shell: BusyBox sh as a login shell on the console's tty
+ * (/sys/class/tty/console/active, e.g. hvc0), which becomes its controlling
+ * terminal: job control, and Ctrl-C interrupts the foreground command.
+ * /dev/console cannot be one. The guest powers off when the shell exits.
+ */
 static void shell(void)
 {
-	char line[LINE_MAX_LEN];
+	char word[32], tty[32] = "hvc0", path[48];
+	FILE *f = fopen("/sys/class/tty/console/active", "r");
+	int status, fd;
+	pid_t pid;
 
-	printf("pmuvisor shell: commands run from /bin (perf, loop-1m, ...);"
-	       " builtins kmsg, cat, grep, exit\n");
-	for (;;) {
-		printf("# ");
-		fflush(stdout);
-		if (!fgets(line, sizeof(line), stdin))
-			break;
-		if (!strncmp(line, "exit", 4) || !strncmp(line, "poweroff", 8))
-			break;
-		run_line(line);
+	/* the last console listed is /dev/console's */
+	if (f) {
+		while (fscanf(f, "%31s", word) == 1)
+			memcpy(tty, word, sizeof(tty));
+		fclose(f);
 	}
+	snprintf(path, sizeof(path), "/dev/%s", tty);
+	signal(SIGUSR1, power_off);
+	signal(SIGUSR2, power_off);
+	signal(SIGTERM, power_off);
+	printf("pmuvisor shell: BusyBox sh on %s; perf, loop-1m, loop-5m, ... in /bin;"
+	       " Ctrl-C stops a command, `exit` or `poweroff` powers the guest off\n",
+	       path);
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		perror("fork");
+		return;
+	}
+	if (!pid) {
+		setsid();
+		fd = open(path, O_RDWR);
+		if (fd < 0 || ioctl(fd, TIOCSCTTY, 0) < 0) {
+			fprintf(stderr, "[init] %s: %s\n", path, strerror(errno));
+			_exit(127);
+		}
+		dup2(fd, 0);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		if (fd > 2)
+			close(fd);
+		execl("/bin/sh", "-sh", (char *)NULL);
+		fprintf(stderr, "[init] /bin/sh: %s\n", strerror(errno));
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
 }
 
 /* value of "<key>" (e.g. "pmuvisor.run=") in /proc/cmdline, into buf */
@@ -333,6 +378,9 @@ int main(void)
 	do_mount("tmpfs", "/tmp", "tmpfs");
 	setenv("PATH", "/bin", 1);
 	setenv("HOME", "/tmp", 1);
+	/* perf would page its output through BusyBox less on the console: never wanted in
+	 * scripts, and a full-screen pager fights the hypervisor's line prefixes */
+	setenv("PAGER", "cat", 1);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	dup2(1, 2);
 

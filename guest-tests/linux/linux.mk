@@ -20,8 +20,10 @@ LG_LOOPS    := loop-1k:1000 loop-1m:1000000 loop-5m:1666666 loop-20m:6666666 \
 LG_WL_ELFS  := $(foreach l,$(LG_LOOPS),$(LG_OUT)/workloads/$(firstword $(subst :, ,$(l))).elf) \
 	       $(LG_OUT)/workloads/nsleep.elf
 
+include $(LG_DIR)/debsrc.mk
+
 .PHONY: linux-guest linux-kernel linux-perf linux-initramfs linux-workloads linux-guest-clean
-linux-guest: $(LG_OUT)/Image $(LG_OUT)/perf $(LG_OUT)/initramfs.cpio $(LG_WL_ELFS)
+linux-guest: $(LG_OUT)/Image $(LG_OUT)/perf $(LG_OUT)/busybox $(LG_OUT)/initramfs.cpio $(LG_WL_ELFS)
 linux-kernel: $(LG_OUT)/Image
 linux-perf: $(LG_OUT)/perf
 linux-initramfs: $(LG_OUT)/initramfs.cpio
@@ -79,21 +81,29 @@ $(LG_OUT)/Image: $(LG_KOBJ)/.config $(LG_SRC)/.pmuvisor-errata
 	cp $(LG_KOBJ)/arch/riscv/boot/Image $@
 	cp $(LG_KOBJ)/vmlinux $(LG_OUT)/vmlinux
 
-# ---- perf: static, the command line measured in /work/shared/platform.md ----
-LG_PERF_FLAGS := ARCH=riscv CROSS_COMPILE=$(LG_CROSS) LDFLAGS=-static WERROR=0 \
-	NO_LIBELF=1 NO_LIBTRACEEVENT=1 NO_LIBPYTHON=1 NO_LIBPERL=1 NO_SLANG=1 NO_GTK2=1 \
-	NO_LIBNUMA=1 NO_LIBAUDIT=1 NO_LIBUNWIND=1 NO_LIBDW_DWARF_UNWIND=1 NO_LIBBPF=1 NO_JVMTI=1 \
-	NO_LIBCRYPTO=1 NO_LIBZSTD=1 NO_LZMA=1 NO_LIBCAP=1 NO_SHELLCHECK=1 NO_LIBBABELTRACE=1 \
-	NO_DEMANGLE=1 NO_LIBLLVM=1 NO_CAPSTONE=1 NO_LIBPFM4=1
+# ---- perf: static, with libelf (symbol names); the other features off: a small, self-contained binary ----
+# libelf (elfutils) and zlib come from debsrc.mk: perf resolves symbols of ELF files
+# (`loop` in perf report) and, with CONFIG_KALLSYMS, of the kernel. Built out of tree in
+# $(LG_PERF_OBJ); libdw (DWARF) is not built.
+LG_PERF_OBJ   := $(LG_OUT)/perf-obj
+LG_PERF_FLAGS := ARCH=riscv CROSS_COMPILE=$(LG_CROSS) O=$(LG_PERF_OBJ) WERROR=0 \
+	LDFLAGS="-static -L$(LG_SYSROOT)/lib" EXTRA_CFLAGS="-I$(LG_SYSROOT)/include" \
+	NO_DWARF=1 NO_LIBDEBUGINFOD=1 NO_SDT=1 NO_LIBTRACEEVENT=1 NO_LIBPYTHON=1 NO_LIBPERL=1 \
+	NO_SLANG=1 NO_GTK2=1 NO_LIBNUMA=1 NO_LIBAUDIT=1 NO_LIBUNWIND=1 NO_LIBDW_DWARF_UNWIND=1 \
+	NO_LIBBPF=1 NO_JVMTI=1 NO_LIBCRYPTO=1 NO_LIBZSTD=1 NO_LZMA=1 NO_LIBCAP=1 NO_SHELLCHECK=1 \
+	NO_LIBBABELTRACE=1 NO_DEMANGLE=1 NO_LIBLLVM=1 NO_CAPSTONE=1 NO_LIBPFM4=1
 
 # MAKEFLAGS is cleared: variables given on our command line (e.g. `make BUILD=out`) would
 # otherwise reach tools/build/feature/Makefile, whose compile macro is also called BUILD, and
 # every feature test would fail (perf then redeclares glibc functions and does not compile).
-$(LG_OUT)/perf: $(LG_SRC)/.pmuvisor-extracted
-	@mkdir -p $(LG_OUT)
+# perf must find libelf: a perf without it would print bare addresses again.
+$(LG_OUT)/perf: $(LG_SRC)/.pmuvisor-extracted $(LG_SYSROOT)/lib/libelf.a
+	@mkdir -p $(LG_PERF_OBJ)
 	env -u MAKEFLAGS -u MFLAGS -u MAKEOVERRIDES $(MAKE) -C $(LG_SRC)/tools/perf \
 		-f Makefile.perf -j$(LG_JOBS) $(LG_PERF_FLAGS) perf
-	$(LG_CROSS)strip -o $@ $(LG_SRC)/tools/perf/perf
+	grep -qx 'feature-libelf=1' $(LG_PERF_OBJ)/FEATURE-DUMP || \
+		{ echo "linux.mk: perf was built without libelf" >&2; exit 1; }
+	$(LG_CROSS)strip -o $@ $(LG_PERF_OBJ)/perf
 
 # ---- no-libc workloads (unstripped: their symbols locate the loop for IP checks) ----
 define LG_LOOP_RULE
@@ -118,7 +128,10 @@ $(LG_OUT)/gen_init_cpio: $(LG_SRC)/.pmuvisor-extracted
 	@mkdir -p $(dir $@)
 	cc -O2 -o $@ $(LG_SRC)/usr/gen_init_cpio.c
 
-$(LG_OUT)/initramfs.list: $(LG_DIR)/linux.mk
+# BusyBox: /bin/busybox and one link per applet, all in /bin (/sbin, /usr/bin and /usr/sbin
+# are links to it); an applet never replaces a file of ours (/init, /bin/perf, workloads).
+LG_BB_SKIP := init linuxrc perf $(foreach l,$(LG_LOOPS),$(firstword $(subst :, ,$(l)))) nsleep
+$(LG_OUT)/initramfs.list: $(LG_DIR)/linux.mk $(LG_OUT)/busybox.links
 	@mkdir -p $(dir $@)
 	{ \
 	echo 'dir /dev 0755 0 0'; \
@@ -127,17 +140,24 @@ $(LG_OUT)/initramfs.list: $(LG_DIR)/linux.mk
 	echo 'dir /sys 0755 0 0'; \
 	echo 'dir /tmp 1777 0 0'; \
 	echo 'dir /bin 0755 0 0'; \
+	echo 'dir /usr 0755 0 0'; \
+	echo 'slink /sbin /bin 0777 0 0'; \
+	echo 'slink /usr/bin /bin 0777 0 0'; \
+	echo 'slink /usr/sbin /bin 0777 0 0'; \
 	echo 'file /init $(LG_OUT)/init 0755 0 0'; \
 	echo 'file /bin/perf $(LG_OUT)/perf 0755 0 0'; \
+	echo 'file /bin/busybox $(LG_OUT)/busybox 0755 0 0'; \
 	$(foreach w,$(LG_WL_ELFS),echo 'file /bin/$(basename $(notdir $(w))) $(w) 0755 0 0';) \
+	sed 's|.*/||' $(LG_OUT)/busybox.links | sort -u | grep -vxF $(LG_BB_SKIP:%=-e %) | \
+		sed 's|.*|slink /bin/& busybox 0777 0 0|'; \
 	} > $@
 
 $(LG_OUT)/initramfs.cpio: $(LG_OUT)/initramfs.list $(LG_OUT)/gen_init_cpio $(LG_OUT)/init \
-			  $(LG_OUT)/perf $(LG_WL_ELFS)
+			  $(LG_OUT)/perf $(LG_OUT)/busybox $(LG_WL_ELFS)
 	$(LG_OUT)/gen_init_cpio $< > $@.tmp && mv $@.tmp $@
 
 linux-guest-clean:
-	rm -rf $(LG_OUT) $(LG_SRC)
+	rm -rf $(LG_OUT) $(LG_SRC) $(LG_DEB)
 
 # bundles of configurations that boot Linux (dts/default.dts, dts/linux-*.dts,
 # dts/tests/linux-*.dts) need the guest: `make all`, `make run`, `make test` build it

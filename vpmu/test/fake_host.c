@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 #include <string.h>
 #include "fake_host.h"
-#include "sbi_spec.h"
-#include "vpmu_host.h"
-#include "vpmu_phys.h"
+#include "arch/riscv/sbi_spec.h"
+#include "vpmu/vpmu_host.h"
+#include "vpmu/vpmu_phys.h"
 
 struct fake_host fake;
 uint8_t fake_ram[FAKE_RAM_SIZE];
@@ -84,6 +84,11 @@ static bool exists(unsigned int p)
 }
 
 /* ---- vpmu_phys.h ---- */
+
+const char *vpmu_phys_init(void)
+{
+	return "fake host";
+}
 
 int vpmu_phys_available(void)
 {
@@ -361,6 +366,11 @@ void vpmu_host_raise_lcofi(struct vpmu *v)
 uint32_t vpmu_host_fw_events(void)
 {
 	return fake.fw_events;
+}
+
+bool vpmu_host_force_sbi_backend(void)
+{
+	return false;
 }
 
 bool vpmu_host_has_sscofpmf(void)

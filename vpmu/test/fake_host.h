@@ -10,7 +10,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "vpmu.h"
+#include "vpmu/vpmu.h"
 
 struct vcpu {
 	struct vpmu vpmu;

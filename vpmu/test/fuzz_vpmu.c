@@ -14,8 +14,8 @@
 
 #include "core/sbi.h"
 #include "fake_host.h"
-#include "sbi_spec.h"
-#include "vpmu.h"
+#include "arch/riscv/sbi_spec.h"
+#include "vpmu/vpmu.h"
 
 extern const struct sbi_ext sbi_ext_pmu;
 

@@ -13,9 +13,9 @@
 
 #include "core/sbi.h"
 #include "fake_host.h"
-#include "sbi_spec.h"
-#include "vpmu.h"
-#include "vpmu_phys.h"
+#include "arch/riscv/sbi_spec.h"
+#include "vpmu/vpmu.h"
+#include "vpmu/vpmu_phys.h"
 
 extern const struct sbi_ext sbi_ext_pmu;
 

@@ -1,20 +1,22 @@
-# vpmu unit tests (native, cmocka) and fuzz target (clang libFuzzer).
+# vpmu unit tests (native, cmocka) and fuzz target (clang libFuzzer), both with the core
+# tests' sanitizers (HOST_SANITIZE, top-level Makefile).
 VPMU_TEST_CC     ?= gcc
 VPMU_FUZZ_CC     ?= clang
-VPMU_TEST_INC    := -I. -Iarch/riscv -Icore -Ivpmu -Ivpmu/test
-VPMU_TEST_LOGIC  := vpmu/vpmu.c vpmu/vpmu_ecall.c vpmu/test/fake_host.c
+VPMU_TEST_INC    := -I. -Ivpmu/test
+VPMU_TEST_LOGIC  := vpmu/vpmu.c core/sbi_pmu.c vpmu/test/fake_host.c
 VPMU_TEST_DEPS   := $(VPMU_TEST_LOGIC) $(wildcard vpmu/*.h vpmu/test/*.h) core/sbi.h \
-		    arch/riscv/sbi_spec.h
+		    arch/riscv/sbi_spec.h vpmu/test/vpmu-test.mk
 
 $(BUILD)/unit/vpmu_test: vpmu/test/test_vpmu.c $(VPMU_TEST_DEPS)
 	@mkdir -p $(dir $@)
-	$(VPMU_TEST_CC) -Wall -Wextra -Werror -O1 -g $(VPMU_TEST_INC) \
+	$(VPMU_TEST_CC) -Wall -Wextra -Werror -O1 -g -fno-omit-frame-pointer $(HOST_SANITIZE) \
+		$(VPMU_TEST_INC) \
 		vpmu/test/test_vpmu.c $(VPMU_TEST_LOGIC) -lcmocka -o $@
 
 $(BUILD)/unit/vpmu_fuzz: vpmu/test/fuzz_vpmu.c $(VPMU_TEST_DEPS)
 	@mkdir -p $(dir $@)
-	$(VPMU_FUZZ_CC) -Wall -Wextra -Werror -O1 -g -fsanitize=fuzzer,address,undefined \
-		-fno-sanitize-recover=undefined $(VPMU_TEST_INC) \
+	$(VPMU_FUZZ_CC) -Wall -Wextra -Werror -O1 -g -fsanitize=fuzzer $(HOST_SANITIZE) \
+		$(VPMU_TEST_INC) \
 		vpmu/test/fuzz_vpmu.c $(VPMU_TEST_LOGIC) -o $@
 
 UNIT_TESTS += $(BUILD)/unit/vpmu_test $(BUILD)/unit/vpmu_fuzz

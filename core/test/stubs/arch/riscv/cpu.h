@@ -6,12 +6,27 @@
 #ifndef ARCH_RISCV_CPU_H
 #define ARCH_RISCV_CPU_H
 
-#include "sbi_call.h"
+#include "arch/riscv/sbi_call.h"
 
 static inline void cpu_spin(unsigned long iters)
 {
 	for (volatile unsigned long i = 0; i < iters; i++)
 		;
+}
+
+static void *host_tp;
+static inline void *cpu_get_tp(void)
+{
+	return host_tp;
+}
+
+static inline void cpu_set_tp(void *p)
+{
+	host_tp = p;
+}
+
+static inline void cpu_wfi(void)
+{
 }
 
 static inline void hart_send_ipi(unsigned long hartid)

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Guest SBI PMU extension: a thin adapter from the guest's registers to the
+ * Guest SBI PMU extension, beside the other SBI handlers: a thin adapter from the guest's registers to the
  * vpmu_* functions (all logic lives in vpmu.c).
  */
 #include "core/sbi.h"
-#include "vpmu.h"
-#include "vpmu_host.h"
+#include "vpmu/vpmu.h"
+#include "vpmu/vpmu_host.h"
 
 static struct sbi_ret pmu_handler(struct vcpu *vcpu, unsigned long eid, unsigned long fid,
 				  const unsigned long args[6])

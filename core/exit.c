@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * What to do when a guest's vCPU leaves guest mode (arch/riscv/entry.S saved
+ * its registers): SBI calls go to the dispatch table, virtual instructions
+ * are emulated or refused, HS interrupts go to the scheduler and the vPMU,
+ * faults stop the guest. The only place that routes exits to the vPMU.
+ */
+#include "arch/riscv/csr.h"
+#include "core/hart.h"
+#include "core/lib.h"
+#include "core/sbi.h"
+#include "arch/riscv/timer.h"
+#include "core/vcpu.h"
+#include "core/vm.h"
+
+#define INSN_WFI 0x10500073UL
+
+static const char *const cause_names[] = {
+	[CAUSE_MISALIGNED_FETCH] = "misaligned fetch",
+	[CAUSE_FETCH_ACCESS] = "instruction access fault",
+	[CAUSE_ILLEGAL_INSN] = "illegal instruction",
+	[CAUSE_BREAKPOINT] = "breakpoint",
+	[CAUSE_MISALIGNED_LOAD] = "misaligned load",
+	[CAUSE_LOAD_ACCESS] = "load access fault",
+	[CAUSE_MISALIGNED_STORE] = "misaligned store",
+	[CAUSE_STORE_ACCESS] = "store access fault",
+	[CAUSE_FETCH_GUEST_PAGE_FAULT] = "instruction guest-page fault",
+	[CAUSE_LOAD_GUEST_PAGE_FAULT] = "load guest-page fault",
+	[CAUSE_STORE_GUEST_PAGE_FAULT] = "store guest-page fault",
+};
+
+static const char *cause_name(unsigned long cause)
+{
+	if (cause < ARRAY_SIZE(cause_names) && cause_names[cause])
+		return cause_names[cause];
+	return "unexpected exception";
+}
+
+/* Stop the vCPU's whole guest, with one line that says why */
+static void guest_fault(struct vcpu *v)
+{
+	struct vcpu_ctx *c = vcpu_ctx(v);
+	char why[200];
+	int n;
+
+	n = snprintf(why, sizeof(why),
+		     "vcpu %u stopped: %s (scause=0x%lx sepc=0x%lx stval=0x%lx htval=0x%lx)", v->id,
+		     cause_name(c->scause), c->scause, c->sepc, c->stval, c->htval);
+	/* A jump through an unset trap vector hides the original trap: show it */
+	if (c->sepc == (csr_read(CSR_VSTVEC) & ~3UL))
+		snprintf(why + n, sizeof(why) - (size_t)n,
+			 " after guest trap vscause=0x%lx vsepc=0x%lx with no handler",
+			 csr_read(CSR_VSCAUSE), csr_read(CSR_VSEPC));
+	vm_request_stop(v->vm, VM_STOP_FAILED, why);
+}
+
+static void handle_ecall(struct vcpu *v)
+{
+	struct vcpu_ctx *c = vcpu_ctx(v);
+	struct sbi_ret r;
+
+	c->sepc += 4;
+	v->vm->last_sbi = timer_now(); /* the watchdog's heartbeat */
+	/* firmware events other harts posted must show in this call's reads */
+	vcpu_fold_pending(v);
+	r = sbi_dispatch(v, c->regs[17], c->regs[16], &c->regs[10]);
+	if (r.error == SBI_RET_RESTART) {
+		c->sepc -= 4; /* the same ecall again, after the scheduler's turn */
+		this_hart()->resched = true;
+		return;
+	}
+	if (r.error == SBI_RET_NO_REPLY)
+		return;
+	c->regs[10] = (unsigned long)r.error;
+	c->regs[11] = r.value;
+}
+
+static bool emulate_counter_read(struct vcpu *v, unsigned long insn)
+{
+	struct vcpu_ctx *c = vcpu_ctx(v);
+	unsigned int funct3 = (insn >> 12) & 7, rs1 = (insn >> 15) & 31, rd = (insn >> 7) & 31;
+	unsigned int csr = (unsigned int)(insn >> 20);
+	unsigned long val;
+
+	bool ovf = csr == CSR_SCOUNTOVF;
+
+	if ((insn & 0x7f) != 0x73 || ((csr < CSR_CYCLE || csr > CSR_HPMCOUNTER31) && !ovf))
+		return false;
+	/* only reads: csrrs/csrrc with x0, csrrsi/csrrci with 0 */
+	if (!((funct3 == 2 || funct3 == 3 || funct3 == 6 || funct3 == 7) && rs1 == 0))
+		return false;
+	/* from VU-mode: scountovf never, counters if the guest's scounteren allows */
+	if (!(c->sstatus & SSTATUS_SPP) &&
+	    (ovf || !(csr_read(CSR_SCOUNTEREN) & BIT(csr - CSR_CYCLE))))
+		return false;
+	if (vpmu_csr_read(&v->vpmu, csr, &val))
+		return false;
+	if (rd)
+		c->regs[rd] = val;
+	c->sepc += 4;
+	return true;
+}
+
+static void handle_virtual_insn(struct vcpu *v)
+{
+	struct vcpu_ctx *c = vcpu_ctx(v);
+	unsigned long insn = vcpu_arch_trapped_insn(v);
+
+	if (insn == INSN_WFI) {
+		c->sepc += 4;
+		if (!vcpu_arch_irq_pending(v, timer_now())) {
+			v->state = VCPU_WFI;
+			this_hart()->resched = true;
+		}
+		return;
+	}
+	if (emulate_counter_read(v, insn))
+		return;
+	/* anything else a VS-mode guest may not do is, to it, an illegal instruction */
+	vcpu_fw_event(v, SBI_PMU_FW_ILLEGAL_INSN);
+	vcpu_arch_inject_exception(v, CAUSE_ILLEGAL_INSN, insn);
+}
+
+static void handle_irq(struct vcpu *v, unsigned long irq)
+{
+	struct hart *h = this_hart();
+
+	switch (irq) {
+	case IRQ_S_TIMER:
+		sched_timer_tick(h);
+		vpmu_timer(&v->vpmu); /* a counter may have wrapped unsignalled */
+		break;
+	case IRQ_S_SOFT:
+		csr_clear(CSR_SIP, BIT(IRQ_S_SOFT));
+		break;
+	case IRQ_PMU_OVF:
+		/* counters only count guest modes: the overflow is the running vCPU's */
+		vpmu_overflow_irq(&v->vpmu);
+		break;
+	default:
+		hv_printf("pmuvisor: unexpected interrupt %lu while running guest %s\n", irq,
+			  v->vm->name);
+		csr_clear(CSR_SIE, BIT(irq));
+	}
+}
+
+void vcpu_handle_exit(struct vcpu *v)
+{
+	unsigned long cause = vcpu_ctx(v)->scause;
+
+	if (cause & CAUSE_IRQ_FLAG) {
+		handle_irq(v, cause & ~CAUSE_IRQ_FLAG);
+		return;
+	}
+	switch (cause) {
+	case CAUSE_VS_ECALL:
+		handle_ecall(v);
+		break;
+	case CAUSE_VIRTUAL_INSN:
+		handle_virtual_insn(v);
+		break;
+	default:
+		guest_fault(v);
+	}
+}

@@ -1,0 +1,75 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-2-Clause
+"""Check that the sources keep the layering docs/architecture.md draws (run by `make lint`).
+
+  vpmu/     the virtual PMU: its logic (vpmu.c, vpmu*.h) includes only vpmu/ headers and the
+            SBI specification's constants (arch/riscv/sbi_spec.h); it reaches the rest through
+            vpmu_phys.h (the physical backends phys_*.c, which may include arch/) and
+            vpmu_host.h (implemented by core/)
+  core/     VMs, vCPUs, scheduling, SBI dispatch: may include arch/ and vpmu/; no inline asm
+  arch/     the CPU: includes nothing from vpmu/ and calls no vpmu_* function
+  guest-tests/  guest images: nothing from core/ or vpmu/
+
+Every quoted include of the hypervisor names its folder ("core/vcpu.h"), so that the includes
+are the dependency graph. Exit status 1, with one line per violation, if a rule is broken.
+"""
+import os
+import re
+import sys
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RE_INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+RE_ASM = re.compile(r"\b(asm|__asm__)\b")
+RE_VPMU_CALL = re.compile(r"\bvpmu_\w+\s*\(")
+SPEC = "arch/riscv/sbi_spec.h"
+
+
+def sources(folder, exts=(".c", ".h", ".S")):
+    for root, _, files in os.walk(os.path.join(REPO, folder)):
+        if os.sep + "test" in root[len(REPO):]:
+            continue  # host unit tests and their fakes
+        for f in sorted(files):
+            if f.endswith(exts):
+                yield os.path.relpath(os.path.join(root, f), REPO)
+
+
+def code(text):
+    """The text without comments (so that prose may name anything)."""
+    text = re.sub(r"/\*.*?\*/", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S)
+    return re.sub(r"//[^\n]*", "", text)
+
+
+def main():
+    bad = []
+    for folder in ("arch", "core", "vpmu"):
+        for path in sources(folder):
+            text = code(open(os.path.join(REPO, path)).read())
+            for inc in RE_INCLUDE.findall(text):
+                top = inc.split("/")[0]
+                if top not in ("arch", "core", "vpmu"):
+                    bad.append(f"{path}: include \"{inc}\" does not name its folder")
+                if folder == "arch" and top == "vpmu":
+                    bad.append(f"{path}: arch includes the vPMU (\"{inc}\")")
+                if (folder == "vpmu" and not os.path.basename(path).startswith("phys_")
+                        and top != "vpmu" and inc != SPEC):
+                    bad.append(f"{path}: the vPMU's logic includes \"{inc}\" (only vpmu/ and "
+                               f"{SPEC}; the rest through vpmu_host.h and vpmu_phys.h)")
+            if folder == "core" and RE_ASM.search(text):
+                bad.append(f"{path}: inline assembly in core (arch/riscv offers the function)")
+            if folder == "arch":
+                for m in RE_VPMU_CALL.finditer(text):
+                    bad.append(f"{path}: arch calls {m.group(0).rstrip('(').strip()} (the core "
+                               "routes PMU exits: core/exit.c)")
+    for path in sources("guest-tests", (".c", ".h", ".S")):
+        for inc in RE_INCLUDE.findall(code(open(os.path.join(REPO, path)).read())):
+            norm = os.path.normpath(os.path.join(os.path.dirname(path), inc))
+            if inc.split("/")[0] in ("core", "vpmu") or norm.split(os.sep)[0] in ("core", "vpmu"):
+                bad.append(f"{path}: a guest image includes the hypervisor's \"{inc}\"")
+    for line in bad:
+        print("layering: " + line)
+    print(f"layering: {len(bad)} violation(s)" if bad else "layering: ok")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Between the physical PMU backends (vpmu/phys_*.c) only: vpmu_phys.h is
+ * implemented by phys_common.c, which chooses at boot between the SBI
+ * backend (phys_sbi.c: OpenSBI configures, starts and stops) and the
+ * counter-delegation backend (phys_cdeleg.c: HS-mode does it through
+ * Smcdeleg/Ssccfg CSRs), and forwards the calls that differ.
+ */
+#ifndef VPMU_PHYS_BACKEND_H
+#define VPMU_PHYS_BACKEND_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "arch/riscv/sbi_spec.h"
+
+#define PHYS_FIRST_PROG	  3
+#define PHYS_HOST_FILTERS 0xf8UL /* config flags SET_VUINH..SET_MINH */
+
+/* A host SBI PMU call */
+struct sbi_ret phys_sbi_call(unsigned long fid, unsigned long a0, unsigned long a1,
+			     unsigned long a2, unsigned long a3, unsigned long a4);
+
+/* What differs between the backends (vpmu_phys.h has their meaning) */
+struct phys_ops {
+	struct sbi_ret (*config)(unsigned int idx, unsigned long host_flags,
+				 unsigned long event_idx, uint64_t event_data);
+	long (*start)(unsigned int idx, uint64_t value);
+	long (*stop)(unsigned int idx, int reset);
+	long (*stop_mask)(uint32_t mask);
+	long (*start_mask)(uint32_t mask);
+};
+extern const struct phys_ops phys_sbi_ops, phys_cdeleg_ops;
+
+/* The counter-delegation backend's boot probe: can it be used on this host? */
+bool phys_cdeleg_usable(void);
+
+/*
+ * QEMU's stale overflow deadline (phys_common.c, where every QEMU quirk is
+ * described): true if counter idx, stopped and about to start from value,
+ * must first run near its top for a moment (the backend does that with its
+ * own start and stop, then starts it from value).
+ */
+bool phys_quirk_stale_deadline(unsigned int idx, uint64_t value);
+#define PHYS_CONSUME_COUNTS 256
+
+#endif

@@ -1,0 +1,288 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * vpmu_phys.h for the hypervisor: the backend is chosen once at boot
+ * (vpmu_phys_init), the calls that differ are forwarded to it, and what
+ * both share lives here: counter CSR reads, hcounteren, scountovf, the
+ * LCOFI pending bit, the boot probes, and QEMU's quirks.
+ *
+ * QEMU 10 (target/riscv/pmu.c, csr.c) quirks, in one place:
+ * 1. Stale overflow deadline. riscv_pmu_setup_timer keeps, per counter, an
+ *    irq_overflow_left whenever a counter is written (or started) so far
+ *    from its top that the deadline passes INT64_MAX ns, as for every
+ *    counter Linux starts for counting (2^63 + 1), and never clears it when
+ *    the counter is written again: the next timer expiry for that counter,
+ *    its first overflow as a sampler, is swallowed and re-armed about a
+ *    second of virtual time later. pmu_timer_trigger_irq consumes the stale
+ *    value at any expiry while the counter is enabled, counting or not. So
+ *    before a counter that was started far from its top starts near it, the
+ *    backend starts it PHYS_CONSUME_COUNTS below the top and spins 1024
+ *    HS-mode instructions (where it counts nothing: the timer expires within
+ *    the spin, consumes the stale value, and re-arms itself every 256 ns
+ *    until the stop), then starts it properly. Not closer to the top: a
+ *    timer re-armed every nanosecond gives each hart's round-robin slice
+ *    under -icount 1/2 instruction, rounded down to 0 for the second hart,
+ *    which would never run again (seen: the hart that had to stop the
+ *    counter hung). vpmu_hart.phys_far remembers the far starts per hart.
+ *    (vpmu's deadline would still deliver that overflow, up to a timer tick
+ *    late: the last sample of a loop would be lost.)
+ * 2. One counter per event and hart: the event -> counter map that decides
+ *    what a programmable counter counts admits one counter per event, and
+ *    an entry is removed only when mhpmevent is written with event 0
+ *    (riscv_pmu_update_event_map). vpmu evicts other configurations of an
+ *    event (layout.event_exclusive, measured at boot). Measured on Debian's
+ *    QEMU 10.0.2: only M-mode writes of mhpmevent change that map; sireg2
+ *    writes change the bits mhpmevent reads back (selector, filters, OF),
+ *    and the filters and OF take effect, but a counter keeps counting the
+ *    event M-mode mapped to it, and a mapping is never removed. So the
+ *    delegation backend keeps, per hart, which event the map gives each
+ *    counter (vpmu_hart.phys_ev), configures directly only what leaves the
+ *    map as it is, and has the host configure (and release) the rest.
+ * 3. MINH: sireg2 reads hide it and writes keep the bit already in
+ *    mhpmevent / mcyclecfg / minstretcfg (rmw_cd_mhpmevent, rmw_cd_ctr_cfg).
+ *    The delegation backend has the host set it (config_matching through
+ *    the SBI, which always sets MINH) once per counter and hart.
+ * 4. The overflow timer is armed by counter writes and by clearing the
+ *    inhibit bit of a counter that counts cycles/instret (sireg writes and
+ *    scountinhibit too: riscv_pmu_write_ctr, write_mcountinhibit), never
+ *    while the counter's OF bit is set: a start clears OF first.
+ */
+#include "arch/riscv/cpu.h"
+#include "arch/riscv/csr.h"
+#include "vpmu/phys_backend.h"
+#include "vpmu/vpmu.h"
+#include "vpmu/vpmu_host.h"
+#include "vpmu/vpmu_phys.h"
+
+/* Boot probes: count only HS-mode, so that mode filtering is exercised */
+#define PROBE_FLAGS                                                                                \
+	(SBI_PMU_CFG_FLAG_SET_UINH | SBI_PMU_CFG_FLAG_SET_VSINH | SBI_PMU_CFG_FLAG_SET_VUINH |     \
+	 SBI_PMU_CFG_FLAG_SET_MINH)
+
+static const struct phys_ops *ops = &phys_sbi_ops;
+
+const char *vpmu_phys_init(void)
+{
+	if (vpmu_host_force_sbi_backend())
+		return "host SBI PMU (counter delegation not used: pmu-backend=sbi)";
+	if (!phys_cdeleg_usable())
+		return "host SBI PMU";
+	ops = &phys_cdeleg_ops;
+	return "counter delegation (Smcdeleg/Ssccfg CSRs in HS-mode)";
+}
+
+struct sbi_ret vpmu_phys_config(unsigned int idx, unsigned long host_flags, unsigned long event_idx,
+				uint64_t event_data)
+{
+	return ops->config(idx, host_flags, event_idx, event_data);
+}
+
+long vpmu_phys_start(unsigned int idx, uint64_t value)
+{
+	return ops->start(idx, value);
+}
+
+long vpmu_phys_stop(unsigned int idx, int reset)
+{
+	return ops->stop(idx, reset);
+}
+
+long vpmu_phys_stop_mask(uint32_t mask)
+{
+	return ops->stop_mask(mask);
+}
+
+long vpmu_phys_start_mask(uint32_t mask)
+{
+	return ops->start_mask(mask);
+}
+
+/* ------------------------------------------------------ QEMU quirk 1 */
+
+/* Far from the top: QEMU arms its overflow timer beyond INT64_MAX ns (2^63 + 1 included) */
+#define FAR_FROM_TOP(v) ((v) == 0 || -(v) > (1ULL << 62))
+
+bool phys_quirk_stale_deadline(unsigned int idx, uint64_t value)
+{
+	struct vpmu_hart *h = vpmu_host_hart();
+
+	if (idx < PHYS_FIRST_PROG || idx >= 32)
+		return false;
+	if (!h->phys_init) { /* the firmware and the boot probes started every counter far */
+		h->phys_far = ~0U;
+		h->phys_init = true;
+	}
+	if (FAR_FROM_TOP(value)) {
+		h->phys_far |= 1U << idx;
+		return false;
+	}
+	if (!((h->phys_far >> idx) & 1))
+		return false;
+	h->phys_far &= ~(1U << idx);
+	return true;
+}
+
+/* ------------------------------------------------ shared by both backends */
+
+#define RD(n, csr)                                                                                 \
+	case n:                                                                                    \
+		return csr_read(csr)
+
+uint64_t vpmu_phys_read(unsigned int idx)
+{
+	switch (idx) {
+		RD(0, 0xc00);
+		RD(2, 0xc02);
+		RD(3, 0xc03);
+		RD(4, 0xc04);
+		RD(5, 0xc05);
+		RD(6, 0xc06);
+		RD(7, 0xc07);
+		RD(8, 0xc08);
+		RD(9, 0xc09);
+		RD(10, 0xc0a);
+		RD(11, 0xc0b);
+		RD(12, 0xc0c);
+		RD(13, 0xc0d);
+		RD(14, 0xc0e);
+		RD(15, 0xc0f);
+		RD(16, 0xc10);
+		RD(17, 0xc11);
+		RD(18, 0xc12);
+		RD(19, 0xc13);
+		RD(20, 0xc14);
+		RD(21, 0xc15);
+		RD(22, 0xc16);
+		RD(23, 0xc17);
+		RD(24, 0xc18);
+		RD(25, 0xc19);
+		RD(26, 0xc1a);
+		RD(27, 0xc1b);
+		RD(28, 0xc1c);
+		RD(29, 0xc1d);
+		RD(30, 0xc1e);
+		RD(31, 0xc1f);
+	default:
+		return 0;
+	}
+}
+
+void vpmu_phys_set_counteren(unsigned long bits)
+{
+	unsigned long h = csr_read(CSR_HCOUNTEREN);
+
+	csr_write(CSR_HCOUNTEREN, (h & HCOUNTEREN_TM) | (bits & 0xffffffffUL & ~HCOUNTEREN_TM));
+}
+
+uint32_t vpmu_phys_overflowed(void)
+{
+	return (uint32_t)csr_read(CSR_SCOUNTOVF);
+}
+
+#define SIP_LCOFIP (1UL << IRQ_PMU_OVF)
+
+bool vpmu_phys_irq_pending(void)
+{
+	return (csr_read(CSR_SIP) & SIP_LCOFIP) != 0;
+}
+
+void vpmu_phys_irq_clear(void)
+{
+	csr_clear(CSR_SIP, SIP_LCOFIP);
+}
+
+void vpmu_phys_spin(unsigned long iters)
+{
+	cpu_spin(iters);
+}
+
+/* ------------------------------------------- boot probes, through the backend */
+
+/* Configure ev on idx exactly (release what the host chose instead): 0, or -1 */
+static int probe_config(unsigned int idx, unsigned long flags, unsigned long ev)
+{
+	struct sbi_ret r = vpmu_phys_config(idx, flags, ev, 0);
+
+	if (r.error)
+		return -1;
+	if (r.value != idx) {
+		if (r.value > 2)
+			vpmu_phys_stop((unsigned int)r.value, 1);
+		return -1;
+	}
+	return 0;
+}
+
+int vpmu_phys_event_shared(unsigned int a, unsigned int b, unsigned long event_idx)
+{
+	bool ca = !probe_config(a, PROBE_FLAGS, event_idx);
+	bool cb = !probe_config(b, PROBE_FLAGS, event_idx);
+	int res = -1;
+
+	if (ca && cb && !vpmu_phys_start(a, 0) && !vpmu_phys_start(b, 0)) {
+		cpu_spin(1000);
+		res = vpmu_phys_read(a) != 0 && vpmu_phys_read(b) != 0;
+	}
+	if (ca)
+		vpmu_phys_stop(a, 1);
+	if (cb)
+		vpmu_phys_stop(b, 1);
+	return res;
+}
+
+/* One event counted in HS-mode on counter idx over ~200 timer ticks: counts per tick */
+static unsigned long rate_of(unsigned int idx, unsigned long event_idx)
+{
+	unsigned long t0, t1, rate = 0;
+	uint64_t c0, c1;
+
+	if (probe_config(idx, PROBE_FLAGS, event_idx))
+		return 0;
+	if (!vpmu_phys_start(idx, 0)) {
+		t0 = csr_read(CSR_TIME);
+		c0 = vpmu_phys_read(idx);
+		do
+			t1 = csr_read(CSR_TIME);
+		while (t1 - t0 < 200);
+		c1 = vpmu_phys_read(idx);
+		rate = (unsigned long)((c1 - c0 + (t1 - t0) / 2) / (t1 - t0));
+	}
+	vpmu_phys_stop(idx, 1);
+	return rate;
+}
+
+unsigned long vpmu_phys_counts_per_tick(void)
+{
+	unsigned long cyc = rate_of(3, 1), ins = rate_of(3, 2);
+
+	return cyc > ins ? cyc : ins;
+}
+
+int vpmu_phys_event_filtered(unsigned int idx, unsigned long event_idx)
+{
+	uint64_t val = 0;
+
+	if (probe_config(idx, PROBE_FLAGS | SBI_PMU_CFG_FLAG_SET_SINH, event_idx))
+		return -1;
+	if (!vpmu_phys_start(idx, 0)) {
+		cpu_spin(1000);
+		val = vpmu_phys_read(idx);
+	}
+	vpmu_phys_stop(idx, 1);
+	return val == 0;
+}
+
+int vpmu_phys_event_counts(unsigned int idx, unsigned long event_idx)
+{
+	uint64_t val;
+
+	if (probe_config(idx, PROBE_FLAGS, event_idx))
+		return -1;
+	if (vpmu_phys_start(idx, 0)) {
+		vpmu_phys_stop(idx, 1);
+		return -1;
+	}
+	cpu_spin(1000);
+	val = vpmu_phys_read(idx);
+	vpmu_phys_stop(idx, 1);
+	return val != 0;
+}
