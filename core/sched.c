@@ -255,8 +255,15 @@ static void sched_excl_release(struct hart *h)
  * acknowledgement would wake them while we count. (A parked hart that has
  * not acknowledged this acquisition is awake already: the release that
  * ended the previous one sent it an IPI.)
+ *
+ * The turn starts once the others have parked, not when the token is taken:
+ * under -icount the wait can be long (we spin through QEMU's whole budget
+ * for this hart before the hart we wait for runs again, tens of ms), and a
+ * turn counted from the take would be over before our vCPU ran: we would
+ * release at once, rest, take it again, and the vCPU never run (seen: a
+ * pmu-mux vCPU starved for minutes).
  */
-static bool sched_excl_acquire(struct hart *h, unsigned long now)
+static bool sched_excl_acquire(struct hart *h)
 {
 	unsigned long others = (BIT(nr_harts) - 1) & ~BIT(h->index);
 	unsigned long token = __atomic_load_n(&excl_token, __ATOMIC_ACQUIRE), gen;
@@ -270,8 +277,6 @@ static bool sched_excl_acquire(struct hart *h, unsigned long now)
 		return false;
 	}
 	gen = excl_gen(token) + 1;
-	h->excl_turn_end = now + slice_ticks;
-	sched_arm_before(h, h->excl_turn_end);
 	for (unsigned int i = 0; i < nr_harts; i++)
 		if ((others & BIT(i)) &&
 		    !(__atomic_load_n(&excl_parked, __ATOMIC_ACQUIRE) & BIT(i)))
@@ -281,6 +286,8 @@ static bool sched_excl_acquire(struct hart *h, unsigned long now)
 		       (!(__atomic_load_n(&excl_parked, __ATOMIC_ACQUIRE) & BIT(i)) ||
 			__atomic_load_n(&harts[i].park_gen, __ATOMIC_ACQUIRE) != gen))
 			;
+	h->excl_turn_end = timer_now() + slice_ticks;
+	sched_arm_before(h, h->excl_turn_end);
 	return true;
 }
 
@@ -338,7 +345,7 @@ static bool sched_excl_enter(struct hart *h, struct vcpu *v, unsigned long now)
 		sched_sleep(h, h->excl_rest_until, true);
 		return false;
 	}
-	return sched_excl_acquire(h, now);
+	return sched_excl_acquire(h);
 }
 
 /*
@@ -351,7 +358,7 @@ void sched_excl_counting_starts(struct vcpu *v)
 
 	(void)v;
 	while (excl_enabled && !excl_mine(h))
-		sched_excl_acquire(h, timer_now());
+		sched_excl_acquire(h);
 }
 
 /* Whether a kick to hart h needs an IPI: a parked hart looks at its queue when released */
@@ -716,7 +723,7 @@ void sched_run(struct hart *h)
 				/* its counters start at load: with the token only */
 				h->resched = true;
 				spin_unlock(&h->lock);
-				sched_excl_acquire(h, now);
+				sched_excl_acquire(h);
 				continue;
 			}
 			if (v != h->cur)
