@@ -31,6 +31,7 @@ struct hart {
 	const struct vcpu *excl_counter; /* ... the vCPU that counted with it */
 	uint64_t excl_pause_end; /* ... which, having stopped, keeps it until then (0: counts) */
 	volatile unsigned long park_gen; /* the last token release it has seen while parked */
+	bool fence_pending;		 /* a guest remote fence waits for it to leave its park */
 	struct vpmu_hart pmu;		 /* whose configuration each physical counter holds */
 };
 
@@ -73,6 +74,8 @@ void sched_kick_and_settle(void);
 void sched_excl_init(void);
 /* A vCPU's hardware counters are about to start on this hart (vpmu_host.h) */
 void sched_excl_counting_starts(struct vcpu *v);
+/* Of the harts in hmask (hartid bits), those a remote fence must reach now */
+unsigned long sched_fence_now(unsigned long hmask);
 /* Whether waking hart h for new work needs an IPI now */
 bool sched_needs_ipi(const struct hart *h);
 __attribute__((noreturn)) void sched_run(struct hart *h);

@@ -52,6 +52,7 @@ static struct sbi_ret rfence_handler(struct vcpu *vcpu, unsigned long eid, unsig
 		vcpu_fw_event(vcpu, k->fw_sent);
 		vcpu_fw_event(vm->vcpus[i], k->fw_rcvd);
 	}
+	hmask = sched_fence_now(hmask);
 	if (!hmask)
 		return (struct sbi_ret){0, 0};
 	if (fid == SBI_EXT_RFENCE_REMOTE_FENCE_I)

@@ -215,6 +215,10 @@ static void sched_park(struct hart *h)
 	__atomic_or_fetch(&excl_parked, BIT(h->index), __ATOMIC_SEQ_CST);
 	while (token = __atomic_load_n(&excl_token, __ATOMIC_ACQUIRE), excl_blocks(h, token))
 		timer_wait_ipi(false, &h->park_gen, excl_gen(token));
+	if (h->fence_pending) {
+		h->fence_pending = false;
+		hart_fence_guests();
+	}
 	h->park_gen = ~0UL;
 	__atomic_and_fetch(&excl_parked, ~BIT(h->index), __ATOMIC_SEQ_CST);
 	__atomic_and_fetch(&excl_want, ~BIT(h->index), __ATOMIC_SEQ_CST);
@@ -367,6 +371,28 @@ bool sched_needs_ipi(const struct hart *h)
 	return !excl_enabled ||
 	       !(__atomic_load_n(&excl_parked, __ATOMIC_ACQUIRE) & BIT(h->index)) ||
 	       !excl_blocked(h);
+}
+
+/*
+ * A guest's remote fence must not wake harts parked while this one counts:
+ * what a woken hart executes (OpenSBI's IPI handler, some 400 instructions)
+ * QEMU's -icount mode filter charges to the counting vCPU. Nothing runs on a
+ * parked hart before the release, so it fences when it leaves its park.
+ */
+unsigned long sched_fence_now(unsigned long hmask)
+{
+	struct hart *me = this_hart();
+	unsigned long parked;
+
+	if (!excl_enabled || !excl_mine(me))
+		return hmask;
+	parked = __atomic_load_n(&excl_parked, __ATOMIC_ACQUIRE);
+	for (unsigned int i = 0; i < nr_harts; i++)
+		if (i != me->index && (parked & BIT(i)) && (hmask & BIT(harts[i].hartid))) {
+			harts[i].fence_pending = true;
+			hmask &= ~BIT(harts[i].hartid);
+		}
+	return hmask;
 }
 
 void sched_excl_init(void)

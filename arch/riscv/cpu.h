@@ -38,4 +38,10 @@ static inline void hart_send_ipi(unsigned long hartid)
 	sbi_ecall(SBI_EXT_IPI, SBI_EXT_IPI_SEND_IPI, 1, hartid, 0, 0, 0, 0);
 }
 
+/* What a remote fence for guests does on this hart: every VS-stage translation, and fence.i */
+static inline void hart_fence_guests(void)
+{
+	asm volatile(".word 0x22000073\n\tfence.i" ::: "memory"); /* hfence.vvma; fence.i */
+}
+
 #endif
