@@ -8,8 +8,8 @@
  * one, so a guest's column 0 stays just after its prefix. The UART line a
  * guest left open (no newline yet) is its own: another guest's output waits
  * in that guest's buffer until the line ends, so that lines of guests
- * printing at the same time do not mix. It waits CONSOLE_HOLD_MS at most
- * after the open line's last byte (a prompt waiting for input), or until its
+ * printing at the same time do not mix. It waits until the open line's
+ * guest is idle (owner_idle: a prompt waiting for input), or until its
  * buffer fills: then it starts on a new line. Hypervisor messages always
  * start on a new line, and wait the same way (they would split a guest's
  * line that test runners parse); console_flush_all() writes everything out.
@@ -20,9 +20,11 @@
 #include "core/console.h"
 #include "core/hostdt.h"
 #include "core/lib.h"
+#include "core/vcpu.h"
 #include "core/vm.h"
 
-#define CONSOLE_HOLD_MS 20
+#define CONSOLE_HOLD_MS	    250
+#define CONSOLE_HOLD_MAX_MS 1000
 
 /* Guards the UART, every guest's buffer and the state below */
 static spinlock_t console_lock;
@@ -126,9 +128,27 @@ static void emit_locked(struct vm *vm)
 	owner_last = timer_now();
 }
 
+/*
+ * The open line's guest is done with it for now (waits for input, say) when
+ * it has printed nothing for CONSOLE_HOLD_MS and none of its vCPUs is ready
+ * to run. A ready vCPU may be in the middle of the line, only not running:
+ * parked while another hart's vCPU counts, or waiting for its turn. Its
+ * line is still cut after CONSOLE_HOLD_MAX_MS, so a guest that spins with a
+ * line open cannot hold the others' output back for long.
+ */
 static bool owner_idle(void)
 {
-	return timer_now() - owner_last > (uint64_t)host.timebase * CONSOLE_HOLD_MS / 1000;
+	uint64_t idle = timer_now() - owner_last, ms = host.timebase / 1000;
+
+	if (idle <= ms * CONSOLE_HOLD_MS)
+		return false;
+	if (idle > ms * CONSOLE_HOLD_MAX_MS)
+		return true;
+	for (unsigned int i = 0; i < line_owner->nr_vcpus; i++)
+		if (__atomic_load_n(&line_owner->vcpus[i]->state, __ATOMIC_ACQUIRE) ==
+		    VCPU_RUNNABLE)
+			return false;
+	return true;
 }
 
 /* Output held back while a guest's line was open */

@@ -39,6 +39,7 @@ PROBE_RES = [r"riscv-pmu-sbi: 22 firmware and 18 hardware counters",
              r"riscv-pmu-sbi: SBI PMU snapshot detected"]
 RE_NO_SSCOF = re.compile(r"riscv-pmu-sbi: Perf sampling/filtering is not supported")
 RE_SECTION = re.compile(r"^=== (.*?) ===")
+RE_STAT_CUT = re.compile(r"^[0-9]+,*$")  # the start of a count line, cut
 RE_STAT_CSV = re.compile(r"^\s*([0-9]+|<not supported>|<not counted>),[^,]*,([^,]+),")
 RE_IP = re.compile(r"^\s*([0-9a-f]+)\s*$")
 RE_DONE = re.compile(r"^=== done === \(([0-9.]+) s monotonic\)")
@@ -99,7 +100,7 @@ def parse(lines):
     """Console lines of one Linux guest (prefix removed) -> dict of what perf printed."""
     info = {"sections": {}, "stat": {}, "done": None, "init": None, "lines": lines,
             "recordings": []}
-    cur = None
+    cur = cut = None
     for ln in lines:
         m = RE_DONE.match(ln)
         if m:
@@ -118,6 +119,16 @@ def parse(lines):
         if cur is None:
             continue
         info["sections"][cur].append(ln)
+        if cur.startswith("perf stat "):
+            # the console may cut a line the guest wrote in pieces (docs/linux-guest.md): a
+            # count line is taken whole again from its start and the guest's next line
+            if cut is not None and RE_STAT_CSV.match(cut + ln):
+                ln, cut = cut + ln, None
+            elif not RE_STAT_CSV.match(ln) and RE_STAT_CUT.match(ln):
+                cut = ln
+                continue
+            else:
+                cut = None
         m = RE_STAT_CSV.match(ln)
         if m and cur.startswith("perf stat "):
             wl = cur.split()[2]
@@ -259,6 +270,16 @@ def check_guest(name, info, spec, res, verbose, native=None, build=None):
         if not stats:
             res.fail(f"{name}:linux:{kind}", "no perf stat count of a loop workload in the "
                      "guest output" + hint)
+        # every event of every loop workload the guest ran perf stat on: a count that did not
+        # come out whole (a line cut on the console) fails instead of going unchecked
+        ran = {sec.split()[2] for sec in info["sections"]
+               if sec.startswith("perf stat ") and len(sec.split()) > 2 and sec.split()[2] in analytic}
+        for wl in sorted(ran):
+            for ev in sorted({e for (_, e) in stats}):
+                if (wl, ev) not in stats:
+                    lines_of = "; ".join(info["sections"][f"perf stat {wl}"][:4])
+                    res.fail(f"{name}:linux:{kind}:{wl}:{ev}",
+                             f"no count of {ev} in perf's output: {lines_of}{hint}")
         for (wl, ev), v in sorted(stats.items()):
             want = analytic[wl]
             cname = f"{name}:linux:{kind}:{wl}:{ev}"
