@@ -9,6 +9,7 @@
 #include "arch/riscv/uart.h"
 #include "core/console.h"
 #include "core/hostdt.h"
+#include "core/vcpu.h"
 #include "core/vm.h"
 
 uint64_t stub_time;
@@ -119,6 +120,25 @@ static void test_idle_open_line(void **state)
 	assert_string_equal(out, "[alpha] # \n[beta] one\n[alpha] ls\n");
 }
 
+/* a line whose guest is still ready to run is mid-line, not a prompt: it keeps holding */
+static void test_busy_open_line_holds(void **state)
+{
+	struct vcpu v = {.state = VCPU_RUNNABLE};
+
+	(void)state;
+	alpha.vcpus[0] = &v;
+	alpha.nr_vcpus = 1;
+	put(&alpha, "3000004,,");
+	put(&beta, "one\n");
+	stub_time += host.timebase / 2; /* 500 ms quiet, its vCPU ready: parked, say */
+	assert_int_equal(console_getc(&alpha), -1);
+	assert_string_equal(out, "[alpha] 3000004,,");
+	v.state = VCPU_WFI; /* now it waits: the line is let go */
+	assert_int_equal(console_getc(&alpha), -1);
+	assert_string_equal(out, "[alpha] 3000004,,\n[beta] one\n");
+	alpha.nr_vcpus = 0;
+}
+
 /* a hypervisor message waits for a busy open line, then starts a line of its own */
 static void test_hv_message_waits(void **state)
 {
@@ -191,6 +211,7 @@ int main(void)
 		cmocka_unit_test_setup(test_carriage_return, setup),
 		cmocka_unit_test_setup(test_open_line_holds_other_guest, setup),
 		cmocka_unit_test_setup(test_idle_open_line, setup),
+		cmocka_unit_test_setup(test_busy_open_line_holds, setup),
 		cmocka_unit_test_setup(test_hv_message_waits, setup),
 		cmocka_unit_test_setup(test_hv_message_idle_line, setup),
 		cmocka_unit_test_setup(test_flush_all, setup),
