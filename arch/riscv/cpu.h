@@ -38,10 +38,17 @@ static inline void hart_send_ipi(unsigned long hartid)
 	sbi_ecall(SBI_EXT_IPI, SBI_EXT_IPI_SEND_IPI, 1, hartid, 0, 0, 0, 0);
 }
 
+/* Drop every VS-stage translation of this hart (hfence.vvma x0, x0) */
+static inline void hfence_vvma_all(void)
+{
+	asm volatile(".word 0x22000073" ::: "memory");
+}
+
 /* What a remote fence for guests does on this hart: every VS-stage translation, and fence.i */
 static inline void hart_fence_guests(void)
 {
-	asm volatile(".word 0x22000073\n\tfence.i" ::: "memory"); /* hfence.vvma; fence.i */
+	hfence_vvma_all();
+	asm volatile("fence.i" ::: "memory");
 }
 
 #endif

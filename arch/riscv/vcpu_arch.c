@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* Loading, saving and resetting a vCPU's RISC-V state. */
 #include <string.h>
+#include "arch/riscv/cpu.h"
 #include "arch/riscv/csr.h"
 #include "arch/riscv/gstage.h"
 #include "core/hart.h"
@@ -140,7 +141,7 @@ void vcpu_arch_load(struct vcpu *v)
 		a->fp_live = false;
 	}
 	/* vCPUs of one VM share its VMID: drop translations another vCPU left */
-	asm volatile(".word 0x22000073" ::: "memory"); /* hfence.vvma */
+	hfence_vvma_all();
 }
 
 void vcpu_arch_put(struct vcpu *v)
