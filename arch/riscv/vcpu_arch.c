@@ -240,17 +240,31 @@ static void inject_interrupt(struct vcpu *v, unsigned long irq)
 }
 
 /*
- * Software LCOFI: delivered once the guest can take a supervisor interrupt
- * (in VU-mode, or VS-mode with SIE set); until then it stays pending and
- * the scheduler re-checks soon, without waiting for an unrelated trap.
+ * A pending LCOFI the guest can take now (in VU-mode, or VS-mode with SIE
+ * set) is taken here, by an emulated trap, never left to the hardware: it
+ * ranks below the timer, software and external interrupts, and here, unlike
+ * natively, it often becomes pending together with one of them (a timer that
+ * expired while we handled the overflow or while the vCPU was away). The
+ * guest would take it late, inside that other handler, and a user-mode
+ * sampler would record a kernel IP. Not takeable now: the software path
+ * keeps it pending and the scheduler re-checks soon; the hvip path leaves it
+ * to the hardware, as natively, for when the guest enables interrupts.
  */
-static void deliver_soft_lcofi(struct vcpu *v)
+static void deliver_lcofi_first(struct vcpu *v)
 {
 	bool in_vu = !(v->arch.ctx.sstatus & SSTATUS_SPP);
 
 	if (!in_vu && !(csr_read(CSR_VSSTATUS) & SSTATUS_SIE))
 		return;
-	v->arch.lcofi_soft = false;
+	if (v->arch.lcofi_soft) {
+		/* the guest's enable bit is not visible without hvien: assume it set */
+		v->arch.lcofi_soft = false;
+	} else {
+		if (!uses_hvip(v) || !(csr_read(CSR_HVIP) & BIT(IRQ_PMU_OVF)) ||
+		    !(csr_read(CSR_VSIE) & BIT(IRQ_PMU_OVF)))
+			return;
+		vcpu_arch_clear_irq(v, BIT(IRQ_PMU_OVF));
+	}
 	inject_interrupt(v, IRQ_PMU_OVF);
 }
 
@@ -258,8 +272,7 @@ void vcpu_arch_run(struct vcpu *v)
 {
 	unsigned long pending = __atomic_exchange_n(&v->pending_irqs, 0, __ATOMIC_ACQUIRE);
 
-	if (v->arch.lcofi_soft)
-		deliver_soft_lcofi(v);
+	deliver_lcofi_first(v);
 	if (!host.ext[HOST_EXT_SSTC] && timer_now() >= v->arch.timer_next) {
 		pending |= BIT(IRQ_VS_TIMER);
 		v->arch.timer_next = UINT64_MAX;

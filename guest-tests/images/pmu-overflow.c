@@ -17,17 +17,23 @@
  * sfence.vma and on every change of V: the workload runs in VS-mode and
  * flushes after each pass, so the number of misses is its own, not a
  * function of how often the hypervisor happens to trap.
+ * lcofi-before-timer: an overflow in U-mode and a timer interrupt that
+ * become pending together (the timer expired while the hypervisor handled
+ * the overflow, or while the vCPU was away) are taken in the order they
+ * happened: LCOFI from U-mode. Linux enables interrupts again in its timer
+ * handler (softirqs): a late LCOFI there gives a :u sampler a kernel IP.
  */
 #include "guest-tests/lib/gt.h"
 #include "guest-tests/lib/pmu.h"
 
 GT_IMAGE("pmu-overflow");
 
-#define IRQ_LCOF	13
-#define SIP_LCOFIP	(1UL << IRQ_LCOF)
-#define EV_INSTRUCTIONS SBI_PMU_HW_INSTRUCTIONS
-#define EV_DTLB_RD_MISS 0x10019UL
-#define NEAR_TOP	10000UL
+#define IRQ_LCOF	 13
+#define SIP_LCOFIP	 (1UL << IRQ_LCOF)
+#define EV_INSTRUCTIONS	 SBI_PMU_HW_INSTRUCTIONS
+#define EV_DTLB_RD_MISS	 0x10019UL
+#define NEAR_TOP	 10000UL
+#define CSR_STIMECMP_NUM 0x14d
 
 static uint64_t shmem[512] __attribute__((aligned(4096)));
 /* programmable counters: 0 (cycle) and 2 (instret) have no overflow interrupt */
@@ -36,12 +42,16 @@ static unsigned long prog_mask;
 static volatile unsigned long nirq, bad_scause, ovf_missing, not_wrapped, stop_errors;
 static volatile unsigned long rearms_left, rearm_value;
 static volatile long ctr = -1;
+static volatile unsigned long lcofi_from_s, timer_irqs;
+static bool sstc;
 
 static void lcofi_handler(unsigned long irq, struct gt_frame *f)
 {
 	struct sbi_ret r;
 
 	nirq++;
+	if (f->sstatus & SSTATUS_SPP)
+		lcofi_from_s++;
 	if (irq != IRQ_LCOF || f->scause != (SCAUSE_IRQ | IRQ_LCOF))
 		bad_scause++;
 	if (ctr < 0)
@@ -83,6 +93,70 @@ static unsigned long vs_touch(unsigned long passes)
 static void reset_stats(void)
 {
 	nirq = bad_scause = ovf_missing = not_wrapped = stop_errors = 0;
+	lcofi_from_s = timer_irqs = 0;
+}
+
+static void set_timer(uint64_t when)
+{
+	if (sstc)
+		csr_write(CSR_STIMECMP_NUM, when);
+	else
+		gt_sbi_set_timer(when);
+}
+
+/* Like Linux: the tick, then its softirqs with interrupts on again */
+static void timer_handler(unsigned long irq, struct gt_frame *f)
+{
+	(void)irq;
+	(void)f;
+	timer_irqs++;
+	set_timer(-1ULL);
+	csr_set(sstatus, SSTATUS_SIE);
+	asm volatile("nop; nop; nop; nop" ::: "memory");
+	csr_clear(sstatus, SSTATUS_SIE);
+}
+
+/*
+ * One overflow PERIOD user instructions into the loop and one timer
+ * interrupt d ticks after the start, d swept in steps of one tick across the
+ * overflow and the hypervisor's handling of it: in every round both arrive
+ * once, and LCOFI is never taken in S-mode.
+ */
+#define LBT_PERIOD 3000UL
+#define LBT_ROUNDS 80UL
+static void lcofi_before_timer(void)
+{
+	long idx = configure(EV_INSTRUCTIONS, SBI_PMU_CFG_FLAG_SET_SINH);
+	unsigned long rounds_bad = 0;
+
+	if (!GT_CHECK_GE("lcofi-before-timer-configure", (unsigned long)idx, 3))
+		return;
+	gt_irq_register(IRQ_S_TIMER, timer_handler);
+	csr_set(sie, SIE_STIE);
+	reset_stats();
+	for (unsigned long d = 0; d < LBT_ROUNDS; d++) {
+		unsigned long before = nirq, timers = timer_irqs;
+
+		rearms_left = 0;
+		rearm_value = -LBT_PERIOD;
+		ctr = idx;
+		gt_pmu_start((unsigned long)idx, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, -LBT_PERIOD);
+		set_timer(gt_rdtime() + d);
+		/* 20,004 user instructions: both have fired long before the end */
+		gt_run_user(gt_pmu_user_loop, 10000);
+		ctr = -1;
+		set_timer(-1ULL);
+		if (nirq != before + 1 || timer_irqs != timers + 1)
+			rounds_bad++;
+	}
+	csr_clear(sie, SIE_STIE);
+	gt_pmu_stop((unsigned long)idx, 1, 0);
+	GT_CHECK_EQ("lcofi-before-timer-one-of-each", rounds_bad, 0);
+	GT_CHECK_EQ("lcofi-before-timer-lcofi-interrupts", nirq, LBT_ROUNDS);
+	GT_CHECK_EQ("lcofi-before-timer-timer-interrupts", timer_irqs, LBT_ROUNDS);
+	GT_CHECK_EQ("lcofi-before-timer-never-from-s-mode", lcofi_from_s, 0);
+	GT_CHECK_EQ("lcofi-before-timer-scause-13", bad_scause, 0);
+	gt_pmu_release((unsigned long)idx);
 }
 
 /*
@@ -231,5 +305,7 @@ void gt_main(unsigned long hartid, const void *fdt)
 	/* 30.5 periods: far from a boundary, so a few instructions between the
 	 * wrap and the interrupt cannot change the count */
 	sampling(100000, 1524998);
+	sstc = gt_hart_has_ext(0, "sstc");
+	lcofi_before_timer();
 	gt_exit();
 }
