@@ -161,9 +161,10 @@ void vm_stopped(struct vm *vm)
 
 		if (v->vpmu.nr_overflows || v->arch.nr_lcofi)
 			hv_printf("pmuvisor: guest %s vcpu %u: %lu counter overflows (%lu the "
-				  "platform did not flag), %lu LCOFI raised\n",
+				  "platform did not flag), %lu LCOFI raised (%lu dropped: cause "
+				  "gone before delivery)\n",
 				  vm->name, i, v->vpmu.nr_overflows, v->vpmu.nr_unsignalled,
-				  v->arch.nr_lcofi);
+				  v->arch.nr_lcofi, v->arch.nr_lcofi_dropped);
 	}
 	if (vm->stop_kind == VM_STOP_FAILED)
 		__atomic_add_fetch(&failed_vms, 1, __ATOMIC_RELAXED);

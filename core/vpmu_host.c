@@ -22,6 +22,11 @@ void vpmu_host_raise_lcofi(struct vpmu *v)
 	vcpu_arch_raise_lcofi(container_of(v, struct vcpu, vpmu));
 }
 
+void vpmu_host_cancel_lcofi(struct vpmu *v)
+{
+	vcpu_arch_cancel_lcofi(container_of(v, struct vcpu, vpmu));
+}
+
 uint32_t vpmu_host_fw_events(void)
 {
 	/*

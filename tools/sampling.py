@@ -28,6 +28,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RE_GUEST = re.compile(r"^\[([^\]\s]+)\] ?(.*)$")
 RE_SUMMARY = re.compile(r"pmuvisor: all guests stopped: (\d+) ok, (\d+) failed")
 RE_STATS = re.compile(r"pmuvisor: guest (\S+) vcpu \d+: (\d+) counter overflows \((\d+) ")
+RE_DROPPED = re.compile(r"pmuvisor: guest (\S+) vcpu \d+: .* LCOFI raised \((\d+) dropped")
 
 
 def boot_once(args, i, logs):
@@ -46,6 +47,7 @@ def boot_once(args, i, logs):
     per = {}
     finished = None
     unflagged = {}
+    dropped = {}
     for ln in r.lines:
         m = RE_GUEST.match(ln)
         if m:
@@ -57,7 +59,10 @@ def boot_once(args, i, logs):
         m = RE_STATS.match(ln)
         if m:
             unflagged[m.group(1)] = unflagged.get(m.group(1), 0) + int(m.group(3))
-    return r, per, finished, wall, log, unflagged
+        m = RE_DROPPED.match(ln)
+        if m:
+            dropped[m.group(1)] = dropped.get(m.group(1), 0) + int(m.group(2))
+    return r, per, finished, wall, log, unflagged, dropped
 
 
 def main():
@@ -84,7 +89,7 @@ def main():
     table = {}  # (guest, event) -> [samples per recording]
     bad_recs = total_recs = 0
     for i in range(1, args.n + 1):
-        r, per, finished, wall, log, unflagged = boot_once(args, i, logs)
+        r, per, finished, wall, log, unflagged, dropped = boot_once(args, i, logs)
         parts = []
         boot_bad = False
         for g in sorted(per):
@@ -108,6 +113,8 @@ def main():
                 boot_bad = True
             extra = f", {unflagged[g]} overflows unflagged by the platform" if unflagged.get(g) \
                 else ""
+            if dropped.get(g):
+                extra += f", {dropped[g]} LCOFI dropped (cause gone before delivery)"
             parts.append(f"{g}: " + (", ".join(recs) or "no recording") + f"; {done}{extra}")
         if r.timed_out:
             hung += 1

@@ -339,6 +339,16 @@ static void record_overflow(struct vpmu *v, unsigned int i)
 	vpmu_host_raise_lcofi(v);
 }
 
+/* The guest cleared counter i's overflow (start, new event, reset) */
+static void clear_overflow(struct vpmu *v, unsigned int i)
+{
+	uint64_t was = v->overflow;
+
+	v->overflow &= ~(1ULL << i);
+	if (was && !v->overflow)
+		vpmu_host_cancel_lcofi(v);
+}
+
 /*
  * Wraps of the running counters: a value below the one the counter was
  * started (or resumed) from. The platform's OF bits are not needed: QEMU
@@ -582,7 +592,7 @@ static long ctr_transition(struct vpmu *v, unsigned int i, enum vpmu_op op, cons
 		c->state = VPMU_CTR_CONFIGURED;
 		if (hw)
 			v->configured_hw |= 1U << i;
-		v->overflow &= ~(1ULL << i); /* a new event has not overflowed */
+		clear_overflow(v, i); /* a new event has not overflowed */
 		return SBI_SUCCESS;
 
 	case OP_START:
@@ -599,7 +609,7 @@ static long ctr_transition(struct vpmu *v, unsigned int i, enum vpmu_op op, cons
 		} else if (hw) {
 			c->synced = 0; /* not loaded: started from its value at the next load */
 		}
-		v->overflow &= ~(1ULL << i);
+		clear_overflow(v, i);
 		c->state = VPMU_CTR_STARTED;
 		if (hw) {
 			v->started_hw |= 1U << i;
@@ -632,7 +642,7 @@ static long ctr_transition(struct vpmu *v, unsigned int i, enum vpmu_op op, cons
 			v->started_hw &= ~(1U << i);
 			v->configured_hw &= ~(1U << i);
 		}
-		v->overflow &= ~(1ULL << i);
+		clear_overflow(v, i);
 		return SBI_SUCCESS;
 	}
 	return SBI_ERR_FAILED;

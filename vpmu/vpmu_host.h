@@ -37,6 +37,14 @@ uint64_t vpmu_host_now(void);
  */
 void vpmu_host_raise_lcofi(struct vpmu *v);
 
+/*
+ * The vCPU owning v has no recorded overflow left (the guest restarted,
+ * reconfigured or reset every counter that had one): an LCOFI raised for it
+ * that only the hypervisor holds, not yet delivered, is dropped. Called on
+ * that vCPU's hart.
+ */
+void vpmu_host_cancel_lcofi(struct vpmu *v);
+
 /* The SBI_PMU_FW_* events the core counts for guests (bit = event code) */
 uint32_t vpmu_host_fw_events(void);
 

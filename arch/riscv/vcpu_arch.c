@@ -96,11 +96,12 @@ void vcpu_arch_hart_init(void)
 void vcpu_arch_reset(struct vcpu *v, unsigned long pc, unsigned long a1)
 {
 	struct vcpu_arch *a = &v->arch;
-	unsigned long nr_lcofi = a->nr_lcofi;
+	unsigned long nr_lcofi = a->nr_lcofi, nr_dropped = a->nr_lcofi_dropped;
 	bool by_software = a->lcofi_by_software;
 
 	memset(a, 0, sizeof(*a));
 	a->nr_lcofi = nr_lcofi;
+	a->nr_lcofi_dropped = nr_dropped;
 	a->lcofi_by_software = by_software;
 	a->ctx.regs[10] = v->id;
 	a->ctx.regs[11] = a1;
@@ -222,6 +223,21 @@ void vcpu_arch_raise_lcofi(struct vcpu *v)
 		csr_set(CSR_HVIP, BIT(IRQ_PMU_OVF));
 	else
 		v->arch.hvip |= BIT(IRQ_PMU_OVF);
+}
+
+/*
+ * Software path only: the pending LCOFI is ours, the guest cannot see it
+ * (no hvien), and its cause is gone. Delivered anyway, Linux would find no
+ * overflow bit, return IRQ_NONE and leave every counter it had just stopped
+ * stopped until its next context switch: counts and samples lost. The hvip
+ * path keeps the guest-visible sip.LCOFIP as hardware does.
+ */
+void vcpu_arch_cancel_lcofi(struct vcpu *v)
+{
+	if (!v->arch.lcofi_soft)
+		return;
+	v->arch.lcofi_soft = false;
+	v->arch.nr_lcofi_dropped++;
 }
 
 bool vcpu_arch_wants_recheck(const struct vcpu *v)

@@ -24,6 +24,7 @@ struct vcpu_arch {
 	bool lcofi_soft;	  /* a virtual LCOFI waits for software delivery */
 	bool lcofi_by_software;	  /* the core's choice: never through hvip (kept across resets) */
 	unsigned long nr_lcofi;	  /* virtual LCOFIs raised, for statistics */
+	unsigned long nr_lcofi_dropped; /* software LCOFIs dropped before delivery */
 };
 
 struct vm_arch {
@@ -46,6 +47,7 @@ void vcpu_arch_inject_exception(struct vcpu *vcpu, unsigned long cause, unsigned
 void vcpu_arch_clear_irq(struct vcpu *vcpu, unsigned long hvip_bits);
 /* Raise the guest's counter-overflow interrupt (LCOFI, 13) */
 void vcpu_arch_raise_lcofi(struct vcpu *vcpu);
+void vcpu_arch_cancel_lcofi(struct vcpu *vcpu);
 /* The vCPU needs the hart back soon even without a trap (pending software LCOFI) */
 bool vcpu_arch_wants_recheck(const struct vcpu *vcpu);
 /* How LCOFI reaches guests on this host: "hvip" (Ssaia) or "software" */

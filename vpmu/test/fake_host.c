@@ -363,6 +363,12 @@ void vpmu_host_raise_lcofi(struct vpmu *v)
 	fake.nr_lcofi++;
 }
 
+void vpmu_host_cancel_lcofi(struct vpmu *v)
+{
+	(void)v;
+	fake.nr_lcofi_cancel++;
+}
+
 uint32_t vpmu_host_fw_events(void)
 {
 	return fake.fw_events;

@@ -55,9 +55,10 @@ struct fake_host {
 	bool charged;	      /* a sleeping hart counts other harts' instructions (QEMU icount) */
 	uint64_t now;	      /* host time in timer ticks: 100 events per tick */
 	uint64_t now_frac;
-	unsigned int nr_lcofi; /* vpmu_host_raise_lcofi calls */
-	uint32_t fw_events;    /* firmware events the core counts (vpmu_host_fw_events) */
-	uint32_t unfiltered;   /* counters the host cannot filter by mode (count HS and M too) */
+	unsigned int nr_lcofi;	      /* vpmu_host_raise_lcofi calls */
+	unsigned int nr_lcofi_cancel; /* vpmu_host_cancel_lcofi calls */
+	uint32_t fw_events;	      /* firmware events the core counts (vpmu_host_fw_events) */
+	uint32_t unfiltered; /* counters the host cannot filter by mode (count HS and M too) */
 };
 
 extern struct fake_host fake;

@@ -1219,6 +1219,38 @@ static void test_lost_overflow_found_at_deadline(void **state)
 }
 
 /*
+ * An LCOFI whose cause the guest cleared before taking it (it restarted or
+ * reset the counter with interrupts off, as Linux does around a context
+ * switch) is withdrawn: delivered, Linux finds no overflow bit and leaves
+ * its counters stopped. Only when no overflow of the vCPU is left.
+ */
+static void test_lcofi_cancelled_when_cause_cleared(void **state)
+{
+	(void)state;
+	fake.nr_lcofi = 0;
+	fake.nr_lcofi_cancel = 0;
+	cfg_start(3, 1, EV_INSTR, -100UL);
+	cfg_start(4, 1, EV_CYCLES, -100UL);
+	fake_advance(150);
+	vpmu_overflow_irq(v);
+	assert_int_equal(fake.nr_lcofi, 2);
+	assert_int_equal(v->overflow, (1UL << 3) | (1UL << 4));
+	/* one of two restarted: the other overflow still wants the interrupt */
+	assert_int_equal(STOP(3, 1, 0).error, SBI_SUCCESS);
+	assert_int_equal(START(3, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, -1000UL).error,
+			 SBI_SUCCESS);
+	assert_int_equal(fake.nr_lcofi_cancel, 0);
+	/* the last one reset: nothing left, withdrawn once */
+	assert_int_equal(STOP(4, 1, SBI_PMU_STOP_FLAG_RESET).error, SBI_SUCCESS);
+	assert_int_equal(v->overflow, 0);
+	assert_int_equal(fake.nr_lcofi_cancel, 1);
+	/* clearing what is already clear withdraws nothing */
+	assert_int_equal(STOP(3, 1, 0).error, SBI_SUCCESS);
+	assert_int_equal(START(3, 1, 0, 0).error, SBI_SUCCESS);
+	assert_int_equal(fake.nr_lcofi_cancel, 1);
+}
+
+/*
  * A counter close to its wrap that does not advance (the guest stays in a
  * filtered mode; QEMU's second counter of one event) costs ever fewer
  * traps: the deadline backs off, and comes back when the guest restarts it.
@@ -1794,6 +1826,7 @@ int main(void)
 		T(test_migrate_back_and_forth),
 		T(test_reset_on_other_hart),
 		T(test_lost_overflow_found_at_deadline),
+		T(test_lcofi_cancelled_when_cause_cleared),
 		T(test_spurious_lcofi_ignored),
 		T(test_deadline_backs_off),
 		T(test_deadline_only_near_wraps),
