@@ -267,6 +267,45 @@ static void no_overflow(unsigned long hw_mask)
 	gt_pmu_release((unsigned long)idx);
 }
 
+/*
+ * An overflow in VS-mode with interrupts off, then the counter restarted
+ * (Linux does that around a context switch) before interrupts are on again.
+ * Where the hypervisor delivers LCOFI by software (sie.LCOFIE reads 0) it
+ * drops the interrupt whose cause is gone: delivered, Linux would find no
+ * overflow bit and leave its counters stopped. With hvip, sip.LCOFIP stays
+ * pending until the guest clears it, as on hardware.
+ */
+static void stale_lcofi(void)
+{
+	bool software = !(csr_read(sie) & SIP_LCOFIP);
+	long idx = configure(EV_INSTRUCTIONS, SBI_PMU_CFG_FLAG_SET_UINH);
+	struct sbi_ret r;
+
+	if (!GT_CHECK_GE("stale-lcofi-configure", (unsigned long)idx, 3))
+		return;
+	reset_stats();
+	rearms_left = 0;
+	rearm_value = 0;
+	r = gt_pmu_start((unsigned long)idx, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, -NEAR_TOP);
+	GT_CHECK_SBI("stale-lcofi-start", r, SBI_SUCCESS);
+	gt_pmu_user_loop(NEAR_TOP); /* in VS-mode, SIE off: it wraps here */
+	r = gt_pmu_stop((unsigned long)idx, 1, SBI_PMU_STOP_FLAG_TAKE_SNAPSHOT);
+	GT_CHECK_SBI("stale-lcofi-stop", r, SBI_SUCCESS);
+	GT_CHECK_EQ("stale-lcofi-overflowed", shmem[0] & 1, 1);
+	r = gt_pmu_start((unsigned long)idx, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, 0);
+	GT_CHECK_SBI("stale-lcofi-restart", r, SBI_SUCCESS);
+	ctr = idx;
+	csr_set(sstatus, SSTATUS_SIE);
+	for (unsigned long t0 = gt_rdtime(); gt_rdtime() < t0 + 1000;) /* 100 us: rechecks */
+		;
+	csr_clear(sstatus, SSTATUS_SIE);
+	ctr = -1;
+	GT_CHECK_EQ(software ? "stale-lcofi-software-dropped" : "stale-lcofi-hvip-stays-pending",
+		    nirq, software ? 0 : 1);
+	gt_pmu_stop((unsigned long)idx, 1, 0);
+	gt_pmu_release((unsigned long)idx);
+}
+
 void gt_main(unsigned long hartid, const void *fdt)
 {
 	struct gt_pmu_layout pl;
@@ -307,5 +346,6 @@ void gt_main(unsigned long hartid, const void *fdt)
 	sampling(100000, 1524998);
 	sstc = gt_hart_has_ext(0, "sstc");
 	lcofi_before_timer();
+	stale_lcofi();
 	gt_exit();
 }
