@@ -705,6 +705,65 @@ void sched_timer_tick(struct hart *h)
 		h->resched = true;
 }
 
+/* What the loop armed the hart's timer and chose the vCPU from */
+struct sched_seen {
+	uint64_t timer, pmu_deadline;
+	bool recheck, counting;
+};
+
+static void sched_see(const struct vcpu *v, struct sched_seen *s)
+{
+	s->timer = vcpu_arch_timer_deadline(v);
+	s->pmu_deadline = v->vpmu.deadline;
+	s->recheck = vcpu_arch_wants_recheck(v);
+	s->counting = vpmu_counting(&v->vpmu);
+}
+
+/*
+ * After an SBI call or an emulated instruction: back into the guest at once
+ * when the loop would decide nothing new. What other harts ask for comes
+ * with an IPI (an interrupt exit: the long way); a call that changes what
+ * this hart runs sets resched or the vCPU's state; the timer stays right as
+ * long as the deadlines it was armed for stay (a later watchdog heartbeat
+ * only makes it fire early). Exclusive counting: the vCPU keeps counting
+ * within the turn it holds, or keeps not counting without the token.
+ */
+static bool sched_fast_return(struct hart *h, struct vcpu *v, const struct sched_seen *was)
+{
+	struct sched_seen now;
+
+	if ((vcpu_ctx(v)->scause & CAUSE_IRQ_FLAG) || h->resched || h->cur != v ||
+	    v->state != VCPU_RUNNABLE || v->vm->state != VM_RUNNING)
+		return false;
+	sched_see(v, &now);
+	if (now.timer != was->timer || now.pmu_deadline != was->pmu_deadline ||
+	    now.recheck != was->recheck)
+		return false;
+	if (excl_enabled &&
+	    (now.counting != was->counting ||
+	     (now.counting ? !excl_mine(h) || timer_now() >= h->excl_turn_end : excl_mine(h))))
+		return false;
+	return true;
+}
+
+static void sched_enter_guest(struct hart *h, struct vcpu *v)
+{
+	struct hart_status *st = &hart_status[h->index];
+	struct sched_seen seen;
+
+	sched_see(v, &seen);
+	do {
+		vcpu_fold_pending(v);
+		st->doing = HART_GUEST;
+		st->entries++;
+		vcpu_arch_run(v);
+		st->doing = HART_HYPERVISOR;
+		st->last_cause = vcpu_ctx(v)->scause;
+		st->last_pc = vcpu_ctx(v)->sepc;
+		vcpu_handle_exit(v);
+	} while (sched_fast_return(h, v, &seen));
+}
+
 void sched_run(struct hart *h)
 {
 	for (;;) {
@@ -762,13 +821,6 @@ void sched_run(struct hart *h)
 		if (excl_enabled && !sched_excl_enter(h, v, now))
 			continue;
 		sched_settle(h);
-		vcpu_fold_pending(v);
-		hart_status[h->index].doing = HART_GUEST;
-		hart_status[h->index].entries++;
-		vcpu_arch_run(v);
-		hart_status[h->index].doing = HART_HYPERVISOR;
-		hart_status[h->index].last_cause = vcpu_ctx(v)->scause;
-		hart_status[h->index].last_pc = vcpu_ctx(v)->sepc;
-		vcpu_handle_exit(v);
+		sched_enter_guest(h, v);
 	}
 }
