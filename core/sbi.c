@@ -7,12 +7,10 @@
 extern const struct sbi_ext sbi_ext_base, sbi_ext_time, sbi_ext_ipi, sbi_ext_rfence, sbi_ext_hsm,
 	sbi_ext_srst, sbi_ext_dbcn, sbi_ext_legacy, sbi_ext_legacy_shutdown, sbi_ext_pmu;
 
+/* Walked on every call: the most frequent first (PMU: the product's hot path) */
 static const struct sbi_ext *const sbi_exts[] = {
-	&sbi_ext_legacy, &sbi_ext_legacy_shutdown,
-	&sbi_ext_base,	 &sbi_ext_time,
-	&sbi_ext_ipi,	 &sbi_ext_rfence,
-	&sbi_ext_hsm,	 &sbi_ext_srst,
-	&sbi_ext_dbcn,	 &sbi_ext_pmu,
+	&sbi_ext_pmu,  &sbi_ext_time, &sbi_ext_ipi,  &sbi_ext_rfence, &sbi_ext_base,
+	&sbi_ext_dbcn, &sbi_ext_hsm,  &sbi_ext_srst, &sbi_ext_legacy, &sbi_ext_legacy_shutdown,
 };
 
 const struct sbi_ext *sbi_find_ext(unsigned long eid)
