@@ -186,8 +186,20 @@ bool vcpu_arch_irq_pending(struct vcpu *v, unsigned long now)
 	/* vsie holds the guest's view: SSIE bit 1 enables VSSIP bit 2, etc. */
 	unsigned long enabled = ((vsie & 0x222UL) << 1) | (vsie & BIT(IRQ_PMU_OVF));
 
-	if (now >= deadline)
+	if (now >= deadline) {
 		hvip |= BIT(IRQ_VS_TIMER);
+		/*
+		 * Sstc lets VSTIP follow time "eventually, but not necessarily
+		 * immediately": QEMU raises it from a host timer, late under host
+		 * load, and a guest woken from WFI or suspend by this comparison
+		 * saw no timer interrupt and suspended again, 100 times (the
+		 * hsm-shared test, 1 run in 80). A write of the same compare value
+		 * raises it at once (QEMU riscv_timer_write_timecmp; a no-op where
+		 * the comparison is combinational).
+		 */
+		if (host.ext[HOST_EXT_SSTC] && live)
+			csr_write(CSR_VSTIMECMP, deadline);
+	}
 	/* software LCOFI: the guest's enable bit is not visible, assume it set */
 	if (v->arch.lcofi_soft)
 		return true;
