@@ -554,6 +554,15 @@ static void sched_arm_timer(struct hart *h)
 	bool others = false;
 
 	for (struct vcpu *v = h->queue; v; v = v->next) {
+		/*
+		 * A guest spinning with interrupts off must not keep the hart, and
+		 * one whose harts all stopped must still be found silent: on a hart
+		 * with nothing else to wake it (no Sscofpmf: no vPMU deadline) it
+		 * used to sleep for good (model-nosscof-hostile, guest hartstop).
+		 */
+		if (v->state != VCPU_DEAD && v->vm->watchdog_ticks && v->vm->state == VM_RUNNING &&
+		    v->vm->last_sbi + v->vm->watchdog_ticks + 1 < next)
+			next = v->vm->last_sbi + v->vm->watchdog_ticks + 1;
 		if (v == h->cur) {
 			uint64_t d = vcpu_arch_timer_deadline(v);
 
@@ -565,10 +574,6 @@ static void sched_arm_timer(struct hart *h)
 			/* a counter that may wrap without the platform saying so */
 			if (v->vpmu.deadline < next)
 				next = v->vpmu.deadline;
-			/* a guest spinning with interrupts off must not keep the hart */
-			if (v->vm->watchdog_ticks &&
-			    v->vm->last_sbi + v->vm->watchdog_ticks + 1 < next)
-				next = v->vm->last_sbi + v->vm->watchdog_ticks + 1;
 			continue;
 		}
 		if (v->state == VCPU_RUNNABLE)
