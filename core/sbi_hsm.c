@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* SBI HSM: guests start, stop and suspend their own vCPUs. */
 #include "core/hart.h"
+#include "arch/riscv/nospec.h"
 #include "core/sbi.h"
 #include "core/vcpu.h"
 #include "core/vm.h"
@@ -21,7 +22,7 @@ static struct sbi_ret hart_start(struct vcpu *vcpu, unsigned long id, unsigned l
 		return (struct sbi_ret){SBI_ERR_INVALID_PARAM, 0};
 	if (!executable_gpa(vm, pc))
 		return (struct sbi_ret){SBI_ERR_INVALID_ADDRESS, 0};
-	t = vm->vcpus[id];
+	t = vm->vcpus[array_index_nospec(id, vm->nr_vcpus)];
 	t->start_pc = pc;
 	t->start_arg = opaque;
 	if (!__atomic_compare_exchange_n(&t->state, &expected, VCPU_START_PENDING, false,
@@ -81,7 +82,10 @@ static struct sbi_ret hsm_handler(struct vcpu *vcpu, unsigned long eid, unsigned
 	case SBI_EXT_HSM_HART_GET_STATUS:
 		if (args[0] >= vcpu->vm->nr_vcpus)
 			return (struct sbi_ret){SBI_ERR_INVALID_PARAM, 0};
-		return (struct sbi_ret){0, (unsigned long)hsm_state(vcpu->vm->vcpus[args[0]])};
+		return (struct sbi_ret){
+			0,
+			(unsigned long)hsm_state(
+				vcpu->vm->vcpus[array_index_nospec(args[0], vcpu->vm->nr_vcpus)])};
 	case SBI_EXT_HSM_HART_SUSPEND:
 		return hart_suspend(vcpu, args[0], args[1], args[2]);
 	default:

@@ -7,6 +7,7 @@
  * ecall. The guest has no H extension, so the HFENCE functions are absent.
  */
 #include "core/hart.h"
+#include "arch/riscv/nospec.h"
 #include "core/sbi.h"
 #include "arch/riscv/sbi_call.h"
 #include "core/sbi_hartmask.h"
@@ -40,7 +41,7 @@ static struct sbi_ret rfence_handler(struct vcpu *vcpu, unsigned long eid, unsig
 	(void)eid;
 	if (fid >= sizeof(kinds) / sizeof(kinds[0]))
 		return (struct sbi_ret){SBI_ERR_NOT_SUPPORTED, 0};
-	k = &kinds[fid];
+	k = &kinds[array_index_nospec(fid, sizeof(kinds) / sizeof(kinds[0]))];
 	err = sbi_hartmask_resolve(vm, args[0], args[1], &targets);
 	if (err)
 		return (struct sbi_ret){err, 0};

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "arch/riscv/sbi_spec.h"
+#include "arch/riscv/nospec.h"
 #include "vpmu/vpmu.h"
 #include "vpmu/vpmu_host.h"
 #include "vpmu/vpmu_phys.h"
@@ -68,19 +69,6 @@ static struct {
 } layout;
 
 /* ---------------------------------------------------------------- helpers */
-
-/*
- * A guest-chosen index that passed a bounds check, clamped again without a
- * branch (idx if idx < size, else 0), so that a mispredicted check cannot
- * steer a speculative access past the array (as Linux's array_index_nospec).
- */
-static unsigned long nospec(unsigned long idx, unsigned long size)
-{
-	unsigned long mask = ~(idx | (size - 1 - idx));
-
-	mask = 0UL - (mask >> (sizeof(long) * 8 - 1)); /* all ones iff bit 63 was set */
-	return idx & mask;
-}
 
 static const struct vpmu_policy no_policy;
 
@@ -159,7 +147,7 @@ static uint64_t width_mask(unsigned long idx)
 
 	if (!is_hw(idx))
 		return ~0ULL;
-	bits = SBI_PMU_CTR_INFO_WIDTH(layout.hw_info[nospec(idx, VPMU_MAX_HW)]) + 1;
+	bits = SBI_PMU_CTR_INFO_WIDTH(layout.hw_info[array_index_nospec(idx, VPMU_MAX_HW)]) + 1;
 	return bits >= 64 ? ~0ULL : (1ULL << bits) - 1;
 }
 
@@ -566,7 +554,7 @@ struct op_args {
  */
 static long ctr_transition(struct vpmu *v, unsigned int i, enum vpmu_op op, const struct op_args *a)
 {
-	struct vpmu_ctr *c = &v->ctr[nospec(i, VPMU_MAX_COUNTERS)];
+	struct vpmu_ctr *c = &v->ctr[array_index_nospec(i, VPMU_MAX_COUNTERS)];
 	bool hw = is_hw(i);
 
 	switch (op) {
@@ -1078,7 +1066,7 @@ int vpmu_csr_read(struct vpmu *v, unsigned int csr, unsigned long *val)
 
 	if (csr < 0xc00 || i >= VPMU_MAX_HW || i == CTR_TIME || !is_hw(i))
 		return -1;
-	i = (unsigned int)nospec(i, VPMU_MAX_HW);
+	i = (unsigned int)array_index_nospec(i, VPMU_MAX_HW);
 	if (v->ctr[i].state == VPMU_CTR_UNCONFIGURED)
 		return -1;
 	*val = (unsigned long)vpmu_ctr_value(v, i);
@@ -1111,8 +1099,9 @@ struct sbi_ret vpmu_counter_get_info(struct vpmu *v, unsigned long idx)
 {
 	if (!is_visible(v, idx))
 		return ret_err(SBI_ERR_INVALID_PARAM);
-	idx = nospec(idx, VPMU_MAX_COUNTERS);
-	return ret_val(is_fw(idx) ? FW_CTR_INFO : layout.hw_info[nospec(idx, VPMU_MAX_HW)]);
+	idx = array_index_nospec(idx, VPMU_MAX_COUNTERS);
+	return ret_val(is_fw(idx) ? FW_CTR_INFO
+				  : layout.hw_info[array_index_nospec(idx, VPMU_MAX_HW)]);
 }
 
 struct sbi_ret vpmu_counter_config_matching(struct vpmu *v, unsigned long base, unsigned long mask,
@@ -1282,7 +1271,7 @@ struct sbi_ret vpmu_counter_stop(struct vpmu *v, unsigned long base, unsigned lo
 static long fw_check(struct vpmu *v, unsigned long idx)
 {
 	if (!is_fw(idx) || !is_visible(v, idx) ||
-	    v->ctr[nospec(idx, VPMU_MAX_COUNTERS)].state == VPMU_CTR_UNCONFIGURED)
+	    v->ctr[array_index_nospec(idx, VPMU_MAX_COUNTERS)].state == VPMU_CTR_UNCONFIGURED)
 		return SBI_ERR_INVALID_PARAM;
 	return SBI_SUCCESS;
 }
@@ -1291,7 +1280,7 @@ struct sbi_ret vpmu_counter_fw_read(struct vpmu *v, unsigned long idx)
 {
 	if (fw_check(v, idx))
 		return ret_err(SBI_ERR_INVALID_PARAM);
-	idx = nospec(idx, VPMU_MAX_COUNTERS);
+	idx = array_index_nospec(idx, VPMU_MAX_COUNTERS);
 	return ret_val((unsigned long)v->ctr[idx].value);
 }
 

@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <string.h>
 #include <cmocka.h>
+#include "core/lib.h"
+#include "arch/riscv/nospec.h"
 #include "core/sbi.h"
 #include "arch/riscv/sbi_call.h" /* core/test/stubs/sbi_call.h */
 #include "core/sbi_hartmask.h"
@@ -87,6 +89,27 @@ static int reset(void **state)
 static const unsigned long no_args[6];
 
 /* ---- sbi_find_ext ---- */
+/* Guest indices are clamped after their bounds check: in range kept, any other value 0 */
+static void test_array_index_nospec(void **state)
+{
+	static const unsigned long sizes[] = {1, 2, 3, 8, 64, 4096, 1UL << 40, (1UL << 62) + 5};
+	static const unsigned long far[] = {~0UL, 1UL << 63, (1UL << 63) + 1, ~0UL >> 1};
+
+	(void)state;
+	for (unsigned int s = 0; s < ARRAY_SIZE(sizes); s++) {
+		unsigned long n = sizes[s];
+
+		assert_int_equal(array_index_nospec(0, n), 0);
+		assert_int_equal(array_index_nospec(n - 1, n), n - 1);
+		assert_int_equal(array_index_nospec(n / 2, n), n / 2);
+		assert_int_equal(array_index_nospec(n, n), 0);
+		assert_int_equal(array_index_nospec(n + 1, n), 0);
+		assert_int_equal(array_index_nospec(2 * n + 7, n), 0);
+		for (unsigned int f = 0; f < ARRAY_SIZE(far); f++)
+			assert_int_equal(array_index_nospec(far[f], n), 0);
+	}
+}
+
 static void test_find_known(void **state)
 {
 	static const struct {
@@ -386,11 +409,17 @@ static void test_hartmask_invalid(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		T(test_find_known),	     T(test_find_unknown),
-		T(test_dispatch_unknown),    T(test_dispatch_passes_everything),
-		T(test_dispatch_every_stub), T(test_base_versions),
-		T(test_base_probe),	     T(test_base_machine_ids_from_host),
-		T(test_hartmask_all),	     T(test_hartmask_select),
+		T(test_array_index_nospec),
+		T(test_find_known),
+		T(test_find_unknown),
+		T(test_dispatch_unknown),
+		T(test_dispatch_passes_everything),
+		T(test_dispatch_every_stub),
+		T(test_base_versions),
+		T(test_base_probe),
+		T(test_base_machine_ids_from_host),
+		T(test_hartmask_all),
+		T(test_hartmask_select),
 		T(test_hartmask_invalid),
 	};
 

@@ -268,6 +268,28 @@ static void no_overflow(unsigned long hw_mask)
 }
 
 /*
+ * Counter idx wraps once in VS-mode with SIE off (its LCOFI stays pending)
+ * and is stopped with a snapshot: checks <prefix>-start, -stop, -overflowed.
+ */
+static void wrap_once(unsigned long idx, const char *prefix)
+{
+	static char name[3][48];
+	static const char *const suffix[3] = {"-start", "-stop", "-overflowed"};
+	struct sbi_ret r[2];
+
+	for (int i = 0; i < 3; i++) {
+		__builtin_strcpy(name[i], prefix);
+		__builtin_strcat(name[i], suffix[i]);
+	}
+	r[0] = gt_pmu_start(idx, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, -NEAR_TOP);
+	gt_pmu_user_loop(NEAR_TOP);
+	r[1] = gt_pmu_stop(idx, 1, SBI_PMU_STOP_FLAG_TAKE_SNAPSHOT);
+	GT_CHECK_SBI(name[0], r[0], SBI_SUCCESS);
+	GT_CHECK_SBI(name[1], r[1], SBI_SUCCESS);
+	GT_CHECK_EQ(name[2], shmem[0] & 1, 1);
+}
+
+/*
  * An overflow in VS-mode with interrupts off, then the counter restarted
  * (Linux does that around a context switch) before interrupts are on again.
  * Where the hypervisor delivers LCOFI by software (sie.LCOFIE reads 0) it
@@ -286,12 +308,7 @@ static void stale_lcofi(void)
 	reset_stats();
 	rearms_left = 0;
 	rearm_value = 0;
-	r = gt_pmu_start((unsigned long)idx, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, -NEAR_TOP);
-	GT_CHECK_SBI("stale-lcofi-start", r, SBI_SUCCESS);
-	gt_pmu_user_loop(NEAR_TOP); /* in VS-mode, SIE off: it wraps here */
-	r = gt_pmu_stop((unsigned long)idx, 1, SBI_PMU_STOP_FLAG_TAKE_SNAPSHOT);
-	GT_CHECK_SBI("stale-lcofi-stop", r, SBI_SUCCESS);
-	GT_CHECK_EQ("stale-lcofi-overflowed", shmem[0] & 1, 1);
+	wrap_once((unsigned long)idx, "stale-lcofi");
 	r = gt_pmu_start((unsigned long)idx, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, 0);
 	GT_CHECK_SBI("stale-lcofi-restart", r, SBI_SUCCESS);
 	ctr = idx;
@@ -303,6 +320,34 @@ static void stale_lcofi(void)
 	GT_CHECK_EQ(software ? "stale-lcofi-software-dropped" : "stale-lcofi-hvip-stays-pending",
 		    nirq, software ? 0 : 1);
 	gt_pmu_stop((unsigned long)idx, 1, 0);
+	gt_pmu_release((unsigned long)idx);
+}
+
+/*
+ * SBI: the snapshot's overflow bitmap holds "overflown counters". A counter
+ * that overflowed, then was released with STOP(RESET) and configured again
+ * for a new event, has not overflowed: its bit must not come back.
+ */
+static void reset_forgets_overflow(void)
+{
+	long idx = configure(EV_INSTRUCTIONS, SBI_PMU_CFG_FLAG_SET_UINH);
+	struct sbi_ret r;
+
+	if (!GT_CHECK_GE("reset-forgets-ovf-configure", (unsigned long)idx, 3))
+		return;
+	ctr = -1; /* the handler must not consume the overflow */
+	wrap_once((unsigned long)idx, "reset-forgets-ovf");
+	r = gt_pmu_stop((unsigned long)idx, 1, SBI_PMU_STOP_FLAG_RESET);
+	GT_CHECK_SBI("reset-forgets-ovf-reset", r, SBI_ERR_ALREADY_STOPPED);
+	csr_clear(sip, SIP_LCOFIP);
+	r = gt_sbi_call(SBI_EXT_PMU, SBI_EXT_PMU_COUNTER_CFG_MATCH, (unsigned long)idx, 1,
+			SBI_PMU_CFG_FLAG_SKIP_MATCH, EV_INSTRUCTIONS, 0, 0);
+	GT_CHECK_SBI("reset-forgets-ovf-reconfigure", r, SBI_SUCCESS);
+	GT_CHECK_EQ("reset-forgets-ovf-same-counter", r.value, (unsigned long)idx);
+	shmem[0] = ~0ULL;
+	r = gt_pmu_stop((unsigned long)idx, 1, SBI_PMU_STOP_FLAG_TAKE_SNAPSHOT);
+	GT_CHECK_SBI("reset-forgets-ovf-take", r, SBI_ERR_ALREADY_STOPPED);
+	GT_CHECK_EQ("reset-forgets-ovf-bitmap-zero", shmem[0], 0);
 	gt_pmu_release((unsigned long)idx);
 }
 
@@ -347,5 +392,6 @@ void gt_main(unsigned long hartid, const void *fdt)
 	sstc = gt_hart_has_ext(0, "sstc");
 	lcofi_before_timer();
 	stale_lcofi();
+	reset_forgets_overflow();
 	gt_exit();
 }

@@ -1562,6 +1562,26 @@ static void test_snapshot_overflow_bitmap(void **state)
 	assert_int_equal(v->overflow, 0);
 }
 
+/* D7: the bitmap holds overflown counters; a released, reconfigured one has not */
+static void test_reset_forgets_overflow(void **state)
+{
+	unsigned long c;
+
+	(void)state;
+	assert_int_equal(SHMEM_SET(SHMEM, 0, 0).error, SBI_SUCCESS);
+	c = cfg_start(3, 1, EV_INSTR, 0);
+	v->overflow |= 1ULL << c;
+	assert_int_equal(STOP(c, 1, SBI_PMU_STOP_FLAG_TAKE_SNAPSHOT).error, SBI_SUCCESS);
+	assert_int_equal(ram64(SHMEM), 1);
+	assert_int_equal(STOP(c, 1, SBI_PMU_STOP_FLAG_RESET).error, SBI_ERR_ALREADY_STOPPED);
+	assert_int_equal(CFG(c, 1, SBI_PMU_CFG_FLAG_SKIP_MATCH, EV_INSTR, 0).value, c);
+	set_ram64(SHMEM, ~0ULL);
+	assert_int_equal(STOP(c, 1, SBI_PMU_STOP_FLAG_TAKE_SNAPSHOT).error,
+			 SBI_ERR_ALREADY_STOPPED);
+	assert_int_equal(ram64(SHMEM), 0);
+	assert_int_equal(v->overflow, 0);
+}
+
 static void test_snapshot_init(void **state)
 {
 	(void)state;
@@ -1831,6 +1851,7 @@ int main(void)
 		T(test_deadline_backs_off),
 		T(test_deadline_only_near_wraps),
 		T(test_scountovf_own_bits_only),
+		T(test_reset_forgets_overflow),
 		T(test_no_sscofpmf),
 		T(test_unfiltered_counters_hidden),
 		T(test_probe_other_harts),

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Guest-chosen array indices, clamped after their bounds check without a
+ * branch, so that a mispredicted check cannot steer a speculative access
+ * past the array (Linux's array_index_nospec). Plain C: RISC-V has no
+ * speculation barrier for this, the data dependency is the guard.
+ */
+#ifndef ARCH_RISCV_NOSPEC_H
+#define ARCH_RISCV_NOSPEC_H
+
+/* idx if idx < size, else 0; size must be non-zero and below 2^63 */
+static inline unsigned long array_index_nospec(unsigned long idx, unsigned long size)
+{
+	unsigned long mask = ~(idx | (size - 1 - idx));
+
+	/* bit 63 of mask is set iff idx < size: spread it to all bits */
+	mask = 0UL - (mask >> (sizeof(long) * 8 - 1));
+	return idx & mask;
+}
+
+#endif
