@@ -22,11 +22,15 @@
  *    arena, pages no longer used as snapshot area and the bytes around an
  *    EVENT_GET_INFO array are canaries too; an EVENT_GET_INFO success only
  *    changes the output words, to 0 or 1;
+ *  - every long-every-th call, one EVENT_GET_INFO of up to 8192 well-formed
+ *    entries (raw ones with distinct data: a host probe each) succeeds with
+ *    the answers of one-entry calls, while a watchdog-protected neighbour
+ *    guest keeps running (the hypervisor answers such a call in slices);
  *  - the hypervisor never stops this guest (the runner checks the shutdown).
  * Valid in-RAM addresses are only ever inside this vCPU's arena, so a
  * conforming hypervisor never has a reason to touch the canaries.
  *
- * bootargs: "seed=<n> calls=<n>" (defaults below); every vCPU fuzzes with
+ * bootargs: "seed=<n> calls=<n> long-every=<n>" (defaults below); every vCPU fuzzes with
  * seed + its hart id and calls / nr_vcpus calls. The seed is printed, and
  * every violation is printed with its call number and registers.
  */
@@ -70,7 +74,7 @@ static unsigned long info[64];
 static long info_err[64];
 static unsigned long valid_mask, hw_mask, prog_mask, fw_mask;
 static volatile unsigned long done_harts, reports;
-static unsigned long directed_only, directed_every = 4096;
+static unsigned long directed_only, directed_every = 4096, long_every = 65536;
 
 /* per-vCPU statistics and violations */
 struct stats {
@@ -78,6 +82,7 @@ struct stats {
 	unsigned long bad_err, bad_value, bad_addr_accepted, bad_addr_err, shmem_not_zeroed;
 	unsigned long shmem_valid_refused, ei_corrupt, arena_canary, lcofi;
 	unsigned long ovf_tried, ovf_got, ovf_silent, ovf_stuck;
+	unsigned long long_calls, long_entries, long_bad;
 	unsigned long ns;
 };
 static struct stats st[GT_MAX_HARTS];
@@ -466,6 +471,61 @@ static void directed_overflow(unsigned long hart)
 		    0);
 }
 
+/*
+ * A long EVENT_GET_INFO call (up to LONG_N well-formed entries, many of them
+ * raw events with distinct data, each a host probe): the hypervisor answers
+ * it in slices and re-executes the ecall, so it must come back SUCCESS with
+ * the entries' event_idx and event_data untouched, every output 0 or 1, and
+ * the same answers as one-entry calls. A neighbour guest with a watchdog
+ * runs beside (fuzz-pmu.dts): one call must not hold a hart for long.
+ */
+#define LONG_N 8192UL
+static struct ei_entry long_ei[GT_MAX_HARTS][LONG_N] __attribute__((aligned(16)));
+static struct ei_entry long_copy[GT_MAX_HARTS][LONG_N];
+static struct ei_entry one_ei[GT_MAX_HARTS] __attribute__((aligned(16)));
+
+static void long_event_info(unsigned long *rs, unsigned long hart)
+{
+	struct ei_entry *e = long_ei[hart], *c = long_copy[hart];
+	unsigned long n = 1 + RN(LONG_N), bad = 0;
+	struct sbi_ret r;
+
+	for (unsigned long i = 0; i < n; i++) {
+		unsigned long ev;
+
+		do /* well formed: no reserved bit (20 and up), else the whole call fails */
+			ev = events[RN(NEVENTS)];
+		while (ev >> 20);
+		e[i].event_idx = (uint32_t)ev;
+		e[i].output = (uint32_t)R();
+		e[i].event_data = (ev >> 16) == 2 || (ev >> 16) == 3 ? R() >> RN(64) : 0;
+		c[i] = e[i];
+	}
+	r = gt_sbi_call(SBI_EXT_PMU, SBI_EXT_PMU_EVENT_GET_INFO, (unsigned long)e, 0, n, 0, 0, 0);
+	if (r.error)
+		bad++;
+	for (unsigned long i = 0; i < n && !r.error; i++)
+		if (e[i].event_idx != c[i].event_idx || e[i].event_data != c[i].event_data ||
+		    e[i].output > 1)
+			bad++;
+	for (unsigned long k = 0; k < 8 && !r.error; k++) {
+		unsigned long i = RN(n);
+
+		one_ei[hart] = c[i];
+		r = gt_sbi_call(SBI_EXT_PMU, SBI_EXT_PMU_EVENT_GET_INFO,
+				(unsigned long)&one_ei[hart], 0, 1, 0, 0, 0);
+		if (r.error || one_ei[hart].output != e[i].output)
+			bad++;
+	}
+	st[hart].long_calls++;
+	st[hart].long_entries += n;
+	st[hart].long_bad += bad;
+	if (bad && gt_atomic_add(&reports, 1) < MAX_REPORTS)
+		gt_printf("fuzz-pmu: hart %lu: long EVENT_GET_INFO of %lu entries: error %ld, %lu "
+			  "wrong\n",
+			  hart, n, r.error, bad);
+}
+
 static void fuzz(unsigned long hart, unsigned long seed, unsigned long calls)
 {
 	unsigned long s = seed ? seed : 1, *rs = &s;
@@ -497,6 +557,8 @@ static void fuzz(unsigned long hart, unsigned long seed, unsigned long calls)
 			S->calls++;
 			continue;
 		}
+		if (long_every && n % long_every == 200 % long_every)
+			long_event_info(rs, hart);
 		if (PCT(3)) { /* a counter CSR read: value or illegal instruction */
 			unsigned long idx = RN(32);
 
@@ -730,11 +792,13 @@ static void report_stats(unsigned long hart)
 
 	gt_printf("fuzz-pmu: hart %lu: %lu PMU calls (%lu ok) in %lu ms (%lu ns/call), fid "
 		  "0-8+: %lu %lu %lu %lu %lu %lu %lu %lu %lu %lu; %lu CSR reads (%lu trapped), "
-		  "%lu LCOFI (directed overflows %lu/%lu, %lu wrapped silently)\n",
+		  "%lu LCOFI (directed overflows %lu/%lu, %lu wrapped silently); %lu long "
+		  "EVENT_GET_INFO calls of %lu entries in all\n",
 		  hart, S->calls, S->success, S->ns / 1000000, S->calls ? S->ns / S->calls : 0,
 		  S->per_fid[0], S->per_fid[1], S->per_fid[2], S->per_fid[3], S->per_fid[4],
 		  S->per_fid[5], S->per_fid[6], S->per_fid[7], S->per_fid[8], S->per_fid[9],
-		  S->csr_reads, S->csr_traps, S->lcofi, S->ovf_got, S->ovf_tried, S->ovf_silent);
+		  S->csr_reads, S->csr_traps, S->lcofi, S->ovf_got, S->ovf_tried, S->ovf_silent,
+		  S->long_calls, S->long_entries);
 #define C(name, v)                                                                                 \
 	do {                                                                                       \
 		gt_snprintf(nm, sizeof(nm), "hart%lu-" name, hart);                                \
@@ -748,6 +812,7 @@ static void report_stats(unsigned long hart)
 	C("snapshot-zeroed", S->shmem_not_zeroed);
 	C("event-info-writes-outputs-only", S->ei_corrupt);
 	C("arena-canaries-intact", S->arena_canary);
+	C("long-event-info-answers", S->long_bad);
 	/*
 	 * Without -icount QEMU raises an overflow from a timer in virtual time
 	 * while counting host ticks: the LCOFI comes about 12 ms late and about
@@ -765,6 +830,8 @@ static void report_stats(unsigned long hart)
 	else /* a host without Sscofpmf: the guest is offered no overflow at all */
 		GT_CHECK_EQ(nm, S->ovf_got, 0);
 #undef C
+	gt_snprintf(nm, sizeof(nm), "hart%lu-long-event-info-calls", hart);
+	GT_CHECK_GE(nm, S->long_calls, long_every ? 1 : 0);
 	gt_snprintf(nm, sizeof(nm), "hart%lu-calls-made", hart);
 	GT_CHECK_EQ(nm, S->calls, total_calls / nr_vcpus);
 }
@@ -809,6 +876,8 @@ void gt_main(unsigned long hartid, const void *fdt)
 	/* diagnostics: only the directed overflow, every n-th call */
 	directed_only = parse_num(args, "directed-only=", 0);
 	directed_every = parse_num(args, "directed-every=", 4096);
+	/* a long EVENT_GET_INFO call every n-th call (0: none) */
+	long_every = parse_num(args, "long-every=", 65536);
 	nr_vcpus = gt_nr_harts();
 	if (nr_vcpus > GT_MAX_HARTS)
 		nr_vcpus = GT_MAX_HARTS;

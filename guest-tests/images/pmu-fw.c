@@ -252,13 +252,111 @@ static void check_ipis(void)
 	csr_clear(sie, SIE_SSIE);
 }
 
+/*
+ * storm: three vCPUs on two harts send IPIs around a ring (each to the next),
+ * napping every few sends: a napping vCPU's hart goes idle and takes over a
+ * waiting one, so vCPUs move between harts while events for them are posted
+ * from both. Every IPI is counted once: each vCPU's IPI_RCVD and IPI_SENT are
+ * exactly STORM_IPIS (issue 11 S6).
+ */
+#define STORM_VCPUS 3UL
+#define STORM_IPIS  1200UL /* per vCPU */
+#define STORM_BURST 40UL
+static volatile unsigned long storm_ready, go_storm, storm_done, storm_read, storm_cfg_err;
+static volatile unsigned long storm_sent[GT_MAX_HARTS], storm_rcvd[GT_MAX_HARTS];
+
+static void storm_timer(unsigned long irq, struct gt_frame *f)
+{
+	(void)irq;
+	(void)f;
+	gt_sbi_set_timer(~0UL);
+}
+
+/* Halt until the timer, `ticks` from now, or (with ipis) an IPI; both taken here */
+static void storm_nap(uint64_t ticks, bool ipis)
+{
+	gt_irq_disable();
+	if (!ipis)
+		csr_clear(sie, SIE_SSIE);
+	gt_sbi_set_timer(gt_rdtime() + ticks);
+	gt_wfi();
+	csr_set(sie, SIE_SSIE);
+	gt_irq_enable();
+}
+
+static void storm_vcpu(unsigned long hartid, unsigned long opaque)
+{
+	unsigned long sent = fw_counter(SBI_PMU_FW_IPI_SENT);
+	unsigned long rcvd = fw_counter(SBI_PMU_FW_IPI_RCVD);
+	uint64_t sec = gt_timebase(), end;
+
+	if (sent == ~0UL || rcvd == ~0UL)
+		gt_atomic_add(&storm_cfg_err, 1);
+	csr_set(sie, SIE_SSIE | SIE_STIE);
+	gt_irq_enable();
+	gt_atomic_add(&storm_ready, 1);
+	gt_wait_ge(&go_storm, 1, 20 * sec);
+	for (unsigned long i = 0; i < STORM_IPIS; i++) {
+		gt_sbi_send_ipi(1UL << opaque, 0);
+		if (i % STORM_BURST == STORM_BURST - 1)
+			storm_nap(gt_us_to_ticks(300), false);
+	}
+	/* the others' last IPIs come before their store */
+	gt_atomic_add(&storm_done, 1);
+	for (end = gt_rdtime() + 60 * sec;
+	     gt_atomic_load(&storm_done) < STORM_VCPUS && gt_rdtime() < end;)
+		storm_nap(gt_us_to_ticks(1000), true);
+	storm_sent[hartid] = rd(sent);
+	storm_rcvd[hartid] = rd(rcvd);
+	csr_clear(sie, SIE_SSIE | SIE_STIE);
+	gt_pmu_release(sent);
+	gt_pmu_release(rcvd);
+	gt_atomic_add(&storm_read, 1);
+}
+
+static void check_storm(void)
+{
+	uint64_t sec = gt_timebase();
+	unsigned long id[STORM_VCPUS];
+
+	if (!GT_CHECK_EQ("storm-three-harts", gt_nr_harts(), STORM_VCPUS))
+		return;
+	gt_irq_register(IRQ_S_SOFT, ssi_irq);
+	gt_irq_register(IRQ_S_TIMER, storm_timer);
+	for (unsigned long i = 0; i < STORM_VCPUS; i++)
+		id[i] = gt_hart_id_at(i);
+	for (unsigned long i = 0; i < STORM_VCPUS; i++)
+		if (id[i] != boot)
+			GT_CHECK_SBI("storm-vcpu-start",
+				     gt_hart_start(id[i], storm_vcpu, id[(i + 1) % STORM_VCPUS]),
+				     SBI_SUCCESS);
+	GT_CHECK_EQ("storm-vcpus-ready", gt_wait_ge(&storm_ready, STORM_VCPUS - 1, 5 * sec), 1);
+	gt_atomic_store(&go_storm, 1);
+	for (unsigned long i = 0; i < STORM_VCPUS; i++)
+		if (id[i] == boot)
+			storm_vcpu(boot, id[(i + 1) % STORM_VCPUS]);
+	GT_CHECK_EQ("storm-vcpus-done", gt_wait_ge(&storm_read, STORM_VCPUS, 20 * sec), 1);
+	GT_CHECK_EQ("storm-counters-cfg", storm_cfg_err, 0);
+	for (unsigned long i = 0; i < STORM_VCPUS; i++) {
+		GT_CHECK_EQ("storm-sent-exact", storm_sent[id[i]], STORM_IPIS);
+		GT_CHECK_EQ("storm-rcvd-exact", storm_rcvd[id[i]], STORM_IPIS);
+		GT_CHECK_GE("storm-ipis-taken", ipi_count[id[i]], 1);
+	}
+}
+
 void gt_main(unsigned long hartid, const void *fdt)
 {
+	const char *args = gt_fdt_getprop("/chosen", "bootargs", NULL);
+
 	(void)fdt;
 	boot = hartid;
 	gt_pmu_layout(&pl);
 	if (!GT_CHECK_GE("fw-counters", pl.nfw, 4))
 		gt_exit();
+	if (args && !__builtin_strcmp(args, "storm")) {
+		check_storm();
+		gt_exit();
+	}
 	check_set_timer();
 	check_illegal_insn();
 	check_ipis();
