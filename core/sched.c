@@ -554,15 +554,20 @@ static void sched_arm_timer(struct hart *h)
 	bool others = false;
 
 	for (struct vcpu *v = h->queue; v; v = v->next) {
+		const struct vm *vm = v->vm;
+
 		/*
 		 * A guest spinning with interrupts off must not keep the hart, and
 		 * one whose harts all stopped must still be found silent: on a hart
 		 * with nothing else to wake it (no Sscofpmf: no vPMU deadline) it
 		 * used to sleep for good (model-nosscof-hostile, guest hartstop).
 		 */
-		if (v->state != VCPU_DEAD && v->vm->watchdog_ticks && v->vm->state == VM_RUNNING &&
-		    v->vm->last_sbi + v->vm->watchdog_ticks + 1 < next)
-			next = v->vm->last_sbi + v->vm->watchdog_ticks + 1;
+		if (v->state != VCPU_DEAD && vm->watchdog_ticks && vm->state == VM_RUNNING) {
+			uint64_t silent = vm->last_sbi + vm->watchdog_ticks + 1;
+
+			if (silent < next)
+				next = silent;
+		}
 		if (v == h->cur) {
 			uint64_t d = vcpu_arch_timer_deadline(v);
 
@@ -721,7 +726,8 @@ static void sched_see(const struct vcpu *v, struct sched_seen *s)
 	s->timer = vcpu_arch_timer_deadline(v);
 	s->pmu_deadline = v->vpmu.deadline;
 	s->recheck = vcpu_arch_wants_recheck(v);
-	s->counting = vpmu_counting(&v->vpmu);
+	/* only exclusive counting asks whether the vCPU counts */
+	s->counting = excl_enabled && vpmu_counting(&v->vpmu);
 }
 
 /*

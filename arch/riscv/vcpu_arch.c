@@ -287,12 +287,13 @@ static void deliver_lcofi_first(struct vcpu *v)
 	if (v->arch.lcofi_soft) {
 		/* the guest's enable bit is not visible without hvien: assume it set */
 		v->arch.lcofi_soft = false;
-	} else {
-		if (!uses_hvip(v) || !(csr_read(CSR_HVIP) & BIT(IRQ_PMU_OVF)) ||
-		    !(csr_read(CSR_VSIE) & BIT(IRQ_PMU_OVF)))
-			return;
-		vcpu_arch_clear_irq(v, BIT(IRQ_PMU_OVF));
+		inject_interrupt(v, IRQ_PMU_OVF);
+		return;
 	}
+	if (!uses_hvip(v) || !(csr_read(CSR_HVIP) & BIT(IRQ_PMU_OVF)) ||
+	    !(csr_read(CSR_VSIE) & BIT(IRQ_PMU_OVF)))
+		return;
+	vcpu_arch_clear_irq(v, BIT(IRQ_PMU_OVF));
 	inject_interrupt(v, IRQ_PMU_OVF);
 }
 

@@ -808,6 +808,19 @@ static void check_event_info(void)
 	r = gt_pmu_event_get_info(base, 0, 2, 0);
 	GT_CHECK_SBI("event-info-reserved-type-ok", r, SBI_SUCCESS);
 	GT_CHECK_EQ("event-info-reserved-type-zero", ev_info[1].output, 0);
+	/* event_data counts for types 2, 3 and 15 only: a general or cache event ignores it */
+	ev_info[0].event_idx = (uint32_t)EV_INSTRET;
+	ev_info[0].event_data = 0x77;
+	ev_info[1].event_idx = (uint32_t)EV_DTLB_RD;
+	ev_info[1].event_data = ~0ULL;
+	ev_info[2].event_idx = (uint32_t)GT_PMU_EV_FW(SBI_PMU_FW_MISALIGNED_LOAD);
+	ev_info[2].event_data = 0;
+	r = gt_pmu_event_get_info(base, 0, 3, 0);
+	GT_CHECK_SBI("event-info-data-ok", r, SBI_SUCCESS);
+	GT_CHECK_EQ("event-info-general-data-ignored", ev_info[0].output, 1);
+	GT_CHECK_EQ("event-info-cache-data-ignored", ev_info[1].output, 1);
+	/* a misaligned load goes straight to the guest: the hypervisor never counts it */
+	GT_CHECK_EQ("event-info-fw-misaligned-load-zero", ev_info[2].output, 0);
 }
 
 void gt_main(unsigned long hartid, const void *fdt)
