@@ -27,6 +27,7 @@
  */
 #include "arch/riscv/cpu.h"
 #include "arch/riscv/pmu_csr.h"
+#include "vpmu/bits.h"
 #include "vpmu/phys_backend.h"
 #include "vpmu/vpmu.h"
 #include "vpmu/vpmu_host.h"
@@ -260,7 +261,7 @@ static long phys_cdeleg_start_mask(uint32_t mask)
 
 	/* they continue from their values; only their OF bits need clearing */
 	while (m) {
-		unsigned int i = (unsigned int)__builtin_ctz(m);
+		unsigned int i = lowest_bit(m);
 		unsigned long e;
 
 		m &= m - 1;

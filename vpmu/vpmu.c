@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include "arch/riscv/sbi_spec.h"
 #include "arch/riscv/nospec.h"
+#include "vpmu/bits.h"
 #include "vpmu/vpmu.h"
 #include "vpmu/vpmu_host.h"
 #include "vpmu/vpmu_phys.h"
@@ -21,8 +22,7 @@
 
 /* Visit the set bits of a counter mask only (masks are sparse, 64 bits wide) */
 #define for_each_bit(i, m)                                                                         \
-	for (unsigned long __m = (m); __m && ((i) = (unsigned int)__builtin_ctzl(__m), 1);         \
-	     __m &= __m - 1)
+	for (unsigned long __m = (m); __m && ((i) = lowest_bit(__m), 1); __m &= __m - 1)
 
 #define CTR_TIME    1
 #define CTR_INSTRET 2
@@ -61,7 +61,8 @@ static struct {
 	unsigned int num_hw; /* H */
 	uint32_t hw_valid;
 	unsigned long hw_info[VPMU_MAX_HW];
-	bool prog_counts[2];	       /* [0] cycles, [1] instret on programmable counters */
+	uint64_t hw_width_mask[VPMU_MAX_HW]; /* all ones up to the counter's top bit */
+	bool prog_counts[2];		     /* [0] cycles, [1] instret on programmable counters */
 	bool event_exclusive;	       /* the host counts an event on one counter per hart only */
 	bool other_harts;	       /* counters are charged with other harts' instructions */
 	unsigned long counts_per_tick; /* the fastest a counter advances per timer tick */
@@ -143,12 +144,7 @@ static bool is_visible(const struct vpmu *v, unsigned long idx)
 
 static uint64_t width_mask(unsigned long idx)
 {
-	unsigned int bits;
-
-	if (!is_hw(idx))
-		return ~0ULL;
-	bits = SBI_PMU_CTR_INFO_WIDTH(layout.hw_info[array_index_nospec(idx, VPMU_MAX_HW)]) + 1;
-	return bits >= 64 ? ~0ULL : (1ULL << bits) - 1;
+	return is_hw(idx) ? layout.hw_width_mask[array_index_nospec(idx, VPMU_MAX_HW)] : ~0ULL;
 }
 
 /* Could the host count the event on physical counter p? Raw events: maybe (ask it) */
@@ -749,12 +745,15 @@ void vpmu_global_init(void)
 	n = vpmu_phys_num_counters();
 	for (i = 0; i < n && i < VPMU_MAX_HW; i++) {
 		struct sbi_ret r = vpmu_phys_counter_info(i);
+		unsigned int bits;
 
 		if (r.error || (r.value & SBI_PMU_CTR_INFO_FW) || i == CTR_TIME ||
 		    SBI_PMU_CTR_INFO_CSR(r.value) != 0xc00 + i)
 			continue;
 		layout.hw_valid |= 1U << i;
 		layout.hw_info[i] = r.value;
+		bits = SBI_PMU_CTR_INFO_WIDTH(r.value) + 1;
+		layout.hw_width_mask[i] = bits >= 64 ? ~0ULL : (1ULL << bits) - 1;
 		layout.num_hw = (unsigned int)i + 1;
 	}
 	if (layout.num_hw < FIRST_PROG)

@@ -14,6 +14,7 @@
 #include "core/sbi.h"
 #include "fake_host.h"
 #include "arch/riscv/sbi_spec.h"
+#include "vpmu/bits.h"
 #include "vpmu/vpmu.h"
 #include "vpmu/vpmu_phys.h"
 
@@ -105,6 +106,26 @@ static unsigned long cfg_start(unsigned long base, unsigned long mask, unsigned 
 	assert_int_equal(START(r.value, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, ival).error,
 			 SBI_SUCCESS);
 	return r.value;
+}
+
+/* ------------------------------------------------------------- helpers */
+
+/* lowest_bit (de Bruijn) agrees with the compiler's count of trailing zeros */
+static void test_lowest_bit(void **state)
+{
+	unsigned long x = 0x9e3779b97f4a7c15UL;
+
+	(void)state;
+	for (unsigned int k = 0; k < 64; k++) {
+		assert_int_equal(lowest_bit(1UL << k), k);
+		assert_int_equal(lowest_bit(~0UL << k), k);
+	}
+	for (unsigned int n = 0; n < 100000; n++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		assert_int_equal(lowest_bit(x), (unsigned int)__builtin_ctzl(x));
+	}
 }
 
 /* ------------------------------------------------------ layout and info */
@@ -1852,6 +1873,7 @@ int main(void)
 		T(test_deadline_only_near_wraps),
 		T(test_scountovf_own_bits_only),
 		T(test_reset_forgets_overflow),
+		T(test_lowest_bit),
 		T(test_no_sscofpmf),
 		T(test_unfiltered_counters_hidden),
 		T(test_probe_other_harts),
