@@ -77,6 +77,14 @@ def main():
     ap.add_argument("--build", default=os.path.join(REPO, "build"))
     args = ap.parse_args()
 
+    bundles = os.path.join(args.build, "bundles")
+    if not os.path.isfile(os.path.join(bundles, args.config + ".bundle")):
+        known = sorted(os.path.relpath(os.path.join(d, f), bundles)[:-len(".bundle")]
+                       for d, _, files in os.walk(bundles) for f in files
+                       if f.endswith(".bundle") and "tests" not in os.path.relpath(d, bundles))
+        print(f"sampling: no configuration {args.config!r} in {bundles} (built: "
+              f"{', '.join(known) or 'none; run make first'})", file=sys.stderr)
+        return 2
     logs = os.path.join(args.build, "sampling", args.config.replace("/", "-"))
     os.makedirs(logs, exist_ok=True)
     lo, hi = check_linux.loop_range(args.build)
