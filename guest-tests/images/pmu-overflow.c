@@ -273,20 +273,18 @@ static void no_overflow(unsigned long hw_mask)
  */
 static void wrap_once(unsigned long idx, const char *prefix)
 {
-	static char name[3][48];
-	static const char *const suffix[3] = {"-start", "-stop", "-overflowed"};
-	struct sbi_ret r[2];
+	struct sbi_ret start, stop;
+	char name[64];
 
-	for (int i = 0; i < 3; i++) {
-		__builtin_strcpy(name[i], prefix);
-		__builtin_strcat(name[i], suffix[i]);
-	}
-	r[0] = gt_pmu_start(idx, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, -NEAR_TOP);
+	start = gt_pmu_start(idx, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, -NEAR_TOP);
 	gt_pmu_user_loop(NEAR_TOP);
-	r[1] = gt_pmu_stop(idx, 1, SBI_PMU_STOP_FLAG_TAKE_SNAPSHOT);
-	GT_CHECK_SBI(name[0], r[0], SBI_SUCCESS);
-	GT_CHECK_SBI(name[1], r[1], SBI_SUCCESS);
-	GT_CHECK_EQ(name[2], shmem[0] & 1, 1);
+	stop = gt_pmu_stop(idx, 1, SBI_PMU_STOP_FLAG_TAKE_SNAPSHOT);
+	gt_snprintf(name, sizeof(name), "%s-start", prefix);
+	GT_CHECK_SBI(name, start, SBI_SUCCESS);
+	gt_snprintf(name, sizeof(name), "%s-stop", prefix);
+	GT_CHECK_SBI(name, stop, SBI_SUCCESS);
+	gt_snprintf(name, sizeof(name), "%s-overflowed", prefix);
+	GT_CHECK_EQ(name, shmem[0] & 1, 1);
 }
 
 /*
