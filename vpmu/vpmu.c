@@ -134,12 +134,20 @@ static bool is_hw(unsigned long idx)
 	return idx < layout.num_hw && ((layout.hw_valid >> idx) & 1);
 }
 
-/* A counter this guest may use: the host has it and the policy allows it */
+/* The counters this guest may use: the host has them and the policy allows them */
+static uint64_t visible_mask(const struct vpmu *v)
+{
+	uint64_t m = hw_allowed(v);
+
+	_Static_assert(VPMU_MAX_COUNTERS < 64, "counter masks: no shift reaches 64");
+	if (layout.available && !v->policy->no_firmware)
+		m |= ((1ULL << num_total()) - 1) & ~((1ULL << layout.num_hw) - 1);
+	return m;
+}
+
 static bool is_visible(const struct vpmu *v, unsigned long idx)
 {
-	if (is_hw(idx))
-		return (hw_allowed(v) >> idx) & 1;
-	return is_fw(idx) && !v->policy->no_firmware;
+	return idx < VPMU_MAX_COUNTERS && ((visible_mask(v) >> idx) & 1);
 }
 
 static uint64_t width_mask(unsigned long idx)
@@ -184,16 +192,12 @@ static struct sbi_ret ret_val(unsigned long val)
  */
 static long check_set(const struct vpmu *v, unsigned long base, unsigned long mask)
 {
-	unsigned long n = num_visible(v), visible;
+	unsigned long n = num_visible(v);
 
-	_Static_assert(VPMU_MAX_COUNTERS < 64, "counter masks: no shift reaches 64");
+	/* n < 64: neither shift reaches 64, and mask << base stays below 2^n */
 	if (!mask || base >= n || (mask >> (n - base)))
 		return SBI_ERR_INVALID_PARAM;
-	/* the counters is_visible() accepts, as one mask: hardware, then firmware */
-	visible = hw_allowed(v);
-	if (!v->policy->no_firmware)
-		visible |= ((1UL << num_total()) - 1) & ~((1UL << layout.num_hw) - 1);
-	return ((mask << base) & ~visible) ? SBI_ERR_INVALID_PARAM : SBI_SUCCESS;
+	return ((mask << base) & ~visible_mask(v)) ? SBI_ERR_INVALID_PARAM : SBI_SUCCESS;
 }
 
 /* ------------------------------------------------------------ event kinds */
