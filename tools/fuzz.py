@@ -130,7 +130,8 @@ def fuzzer_verdict(name, r, log):
 def guest_run(seed, calls, logs):
     with open(os.path.join(REPO, "dts", "tests", "fuzz-pmu.dts")) as f:
         dts = f.read()
-    dts = re.sub(r'bootargs = "seed=[^"]*"', f'bootargs = "seed={seed:#x} calls={calls}"', dts)
+    dts = re.sub(r'bootargs = "seed=[^"]*"',
+                 f'bootargs = "seed={seed:#x} calls={calls} long-every=65536"', dts)
     # the victim checks for as long as the fuzzer is expected to run
     secs = max(10, int(calls * 45 / 1000000))
     dts = re.sub(r'bootargs = "seconds=\d+"', f'bootargs = "seconds={secs}"', dts)

@@ -43,4 +43,19 @@ bool phys_cdeleg_usable(void);
 bool phys_quirk_stale_deadline(unsigned int idx, uint64_t value);
 #define PHYS_CONSUME_COUNTS 256
 
+/*
+ * QEMU quirk 5 (phys_common.c): what a start adds to a value below 2^63 so
+ * that the host counter runs in [2^63, 2^63 + 2^62), at least 2^62 counts
+ * from its own wrap; values from 2^63 on run as they are.
+ */
+static inline uint64_t phys_upper_half_bias(uint64_t value)
+{
+	if (value >> 63)
+		return 0;
+	return value >> 62 ? 1ULL << 62 : 1ULL << 63;
+}
+
+/* The counter's CSR as it is, bias included (vpmu_phys_read subtracts it) */
+uint64_t phys_read_raw(unsigned int idx);
+
 #endif

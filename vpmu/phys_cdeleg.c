@@ -88,7 +88,7 @@ bool phys_cdeleg_usable(void)
 	cdeleg_select(p);
 	before = cdeleg_ctr_read();
 	cdeleg_ctr_write(0x1234);
-	ok_rw = vpmu_phys_read(p) == 0x1234 && cdeleg_ctr_read() == 0x1234 &&
+	ok_rw = phys_read_raw(p) == 0x1234 && cdeleg_ctr_read() == 0x1234 &&
 		(scountinhibit_set(0) >> p) & 1;
 	cdeleg_ctr_write(before);
 	if (!((inh >> p) & 1))

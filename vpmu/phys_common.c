@@ -45,6 +45,22 @@
  *    inhibit bit of a counter that counts cycles/instret (sireg writes and
  *    scountinhibit too: riscv_pmu_write_ctr, write_mcountinhibit), never
  *    while the counter's OF bit is set: a start clears OF first.
+ * 5. Values below 2^63 livelock QEMU. riscv_pmu_setup_timer, given the
+ *    value v of a counter that counts cycles/instret, computes the distance
+ *    to its top (2^64 - v) in int64 arithmetic; for v < 2^63 that overflows
+ *    and leaves an irq_overflow_left that pmu_timer_trigger_irq turns into
+ *    a deadline in the past (timer_mod_ns_locked clamps it to 0). Each
+ *    expiry re-arms it at once for the next, in the main loop with the big
+ *    lock held, so the vCPU threads that could move or stop the counters
+ *    never run: QEMU spins until killed (seen with 2 such counters, one
+ *    counting cycles and one instret, out of phase; gdb showed the two
+ *    re-arming each other with expiry times of -8.6e10 ns). It does so only
+ *    if the value it reads is at least the one last written (else it sets
+ *    OF), so every start here writes a value with bit 63 set: a guest value
+ *    below 2^63 runs biased by 2^63 (2^62 for values from 2^62 on), reads
+ *    subtract the bias, and hcounteren hides biased counters from direct
+ *    guest reads. A biased counter wraps on the host only after 2^62 counts
+ *    (146 years at 1 GHz). Only counters 64 bits wide (vpmu_phys_set_wide).
  */
 #include "arch/riscv/cpu.h"
 #include "arch/riscv/csr.h"
@@ -76,9 +92,34 @@ struct sbi_ret vpmu_phys_config(unsigned int idx, unsigned long host_flags, unsi
 	return ops->config(idx, host_flags, event_idx, event_data);
 }
 
+/* ------------------------------------------------------ QEMU quirk 5 */
+
+static uint32_t wide; /* programmable counters 64 bits wide, the same on every hart */
+
+void vpmu_phys_set_wide(uint32_t mask)
+{
+	wide = mask & ~((1U << PHYS_FIRST_PROG) - 1);
+}
+
+static uint64_t bias_of(const struct vpmu_hart *h, unsigned int idx)
+{
+	return ((uint64_t)((h->phys_bias63 >> idx) & 1) << 63) |
+	       ((uint64_t)((h->phys_bias62 >> idx) & 1) << 62);
+}
+
 long vpmu_phys_start(unsigned int idx, uint64_t value)
 {
-	return ops->start(idx, value);
+	struct vpmu_hart *h = vpmu_host_hart();
+	uint64_t bias = idx < 32 && ((wide >> idx) & 1) ? phys_upper_half_bias(value) : 0;
+	long err = ops->start(idx, value + bias);
+
+	if (err == SBI_SUCCESS && idx < 32) { /* a refused start wrote nothing */
+		h->phys_bias63 &= ~(1U << idx);
+		h->phys_bias62 &= ~(1U << idx);
+		h->phys_bias63 |= (uint32_t)(bias >> 63) << idx;
+		h->phys_bias62 |= (uint32_t)((bias >> 62) & 1) << idx;
+	}
+	return err;
 }
 
 long vpmu_phys_stop(unsigned int idx, int reset)
@@ -127,7 +168,7 @@ bool phys_quirk_stale_deadline(unsigned int idx, uint64_t value)
 	case n:                                                                                    \
 		return csr_read(csr)
 
-uint64_t vpmu_phys_read(unsigned int idx)
+uint64_t phys_read_raw(unsigned int idx)
 {
 	switch (idx) {
 		RD(0, 0xc00);
@@ -166,9 +207,19 @@ uint64_t vpmu_phys_read(unsigned int idx)
 	}
 }
 
+/* The guest's value: what the CSR holds, less the bias of quirk 5 */
+uint64_t vpmu_phys_read(unsigned int idx)
+{
+	return phys_read_raw(idx) - (idx < 32 ? bias_of(vpmu_host_hart(), idx) : 0);
+}
+
+/* A direct guest read of a biased counter would see the bias: those trap */
 void vpmu_phys_set_counteren(unsigned long bits)
 {
+	const struct vpmu_hart *hart = vpmu_host_hart();
 	unsigned long h = csr_read(CSR_HCOUNTEREN);
+
+	bits &= ~(unsigned long)(hart->phys_bias63 | hart->phys_bias62);
 
 	csr_write(CSR_HCOUNTEREN, (h & HCOUNTEREN_TM) | (bits & 0xffffffffUL & ~HCOUNTEREN_TM));
 }

@@ -100,7 +100,7 @@ static long phys_sbi_start_mask(uint32_t mask)
 
 		if (!((mask >> i) & 1))
 			continue;
-		v = vpmu_phys_read(i); /* they continue from their values */
+		v = phys_read_raw(i); /* they continue from their values, bias and all */
 		if (phys_quirk_stale_deadline(i, v)) {
 			consume_stale_deadline(i);
 			phys_sbi_call(SBI_EXT_PMU_COUNTER_START, i, 1,

@@ -740,6 +740,7 @@ void vpmu_global_init(void)
 {
 	unsigned long n, i;
 	unsigned int k, p;
+	uint32_t wide;
 
 	__builtin_memset(&layout, 0, sizeof(layout));
 	if (!vpmu_phys_available()) {
@@ -763,6 +764,11 @@ void vpmu_global_init(void)
 	}
 	if (layout.num_hw < FIRST_PROG)
 		layout.num_hw = FIRST_PROG;
+	wide = 0;
+	for (p = FIRST_PROG; p < layout.num_hw; p++)
+		if (is_hw(p) && layout.hw_width_mask[p] == ~0ULL)
+			wide |= 1U << p;
+	vpmu_phys_set_wide(wide); /* before the probes start counters */
 	layout.available = true;
 	layout.sscofpmf = vpmu_host_has_sscofpmf();
 	probe_capabilities();

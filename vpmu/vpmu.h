@@ -58,6 +58,8 @@ struct vpmu_hart {
 	uint32_t phys_minh;	/* ... counters whose MINH it had the host set: phys_cdeleg.c */
 	uint32_t phys_released; /* ... counters released, the platform's mapping kept */
 	uint32_t phys_ev[VPMU_MAX_HW]; /* ... the event the platform maps to each counter */
+	uint32_t phys_bias63;	       /* ... counters running biased by 2^63 (quirk 5) */
+	uint32_t phys_bias62;	       /* ... and by 2^62 */
 };
 
 /* Per-counter state machine; vpmu.c changes it in one transition function */

@@ -44,8 +44,14 @@ long vpmu_phys_stop(unsigned int idx, int reset);
 long vpmu_phys_stop_mask(uint32_t mask);
 /* Start several stopped counters at once, continuing from their values */
 long vpmu_phys_start_mask(uint32_t mask);
-/* Current value of the counter's CSR */
+/* Current value of the counter: its CSR, less any bias the start added */
 uint64_t vpmu_phys_read(unsigned int idx);
+/*
+ * Boot hart, once, before the first start: the programmable counters that
+ * are 64 bits wide. QEMU needs their values kept at or above 2^63 (quirk 5
+ * in phys_common.c): starts below add a bias, reads take it off.
+ */
+void vpmu_phys_set_wide(uint32_t mask);
 /* hcounteren := (hcounteren & TM) | (bits & ~TM) */
 void vpmu_phys_set_counteren(unsigned long bits);
 /*

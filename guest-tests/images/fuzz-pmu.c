@@ -877,9 +877,8 @@ void gt_main(unsigned long hartid, const void *fdt)
 	directed_only = parse_num(args, "directed-only=", 0);
 	directed_every = parse_num(args, "directed-every=", 4096);
 	/*
-	 * a long EVENT_GET_INFO call every n-th call (default 0: none). Off in
-	 * make test: with them, 3 of ~20 runs on the SBI backend livelocked
-	 * QEMU in riscv_pmu_timer_cb (docs/security.md, known gaps).
+	 * a long EVENT_GET_INFO call every n-th call (default 0: none; the
+	 * make test configurations ask for every 65,536th)
 	 */
 	long_every = parse_num(args, "long-every=", 0);
 	nr_vcpus = gt_nr_harts();

@@ -274,6 +274,11 @@ uint64_t vpmu_phys_read(unsigned int idx)
 	return idx < FAKE_NCTR ? fake.c[idx].value : 0;
 }
 
+void vpmu_phys_set_wide(uint32_t mask)
+{
+	fake.wide = mask;
+}
+
 void vpmu_phys_set_counteren(unsigned long bits)
 {
 	fake.counteren = (fake.counteren & 2) | (bits & 0xffffffffUL & ~2UL);

@@ -44,6 +44,7 @@ struct fake_host {
 	uint32_t cycles_map;	  /* programmable counters the host maps cycles to */
 	struct fake_pctr c[FAKE_NCTR];
 	unsigned long counteren;
+	uint32_t wide; /* what vpmu_phys_set_wide was told (the fake adds no bias) */
 	/* statistics */
 	unsigned int n_config, n_start, n_stop;
 	int fail_start;	      /* force vpmu_phys_start errors */

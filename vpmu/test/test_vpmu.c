@@ -15,6 +15,7 @@
 #include "fake_host.h"
 #include "arch/riscv/sbi_spec.h"
 #include "vpmu/bits.h"
+#include "vpmu/phys_backend.h"
 #include "vpmu/vpmu.h"
 #include "vpmu/vpmu_phys.h"
 
@@ -128,6 +129,31 @@ static void test_lowest_bit(void **state)
 	}
 }
 
+/*
+ * QEMU quirk 5 (vpmu/phys_common.c): a value below 2^63 runs on the host
+ * in [2^63, 2^63 + 2^62), so that it cannot wrap there before 2^62 counts;
+ * the bias comes off exactly.
+ */
+static void test_upper_half_bias(void **state)
+{
+	static const uint64_t below[] = {
+		0, 1, 1000, (1ULL << 62) - 1, 1ULL << 62, (1ULL << 62) + 1, (1ULL << 63) - 1};
+	static const uint64_t above[] = {1ULL << 63, (1ULL << 63) + 1, ~0ULL, -10000ULL};
+
+	(void)state;
+	for (unsigned int k = 0; k < sizeof(below) / sizeof(below[0]); k++) {
+		uint64_t b = phys_upper_half_bias(below[k]), run = below[k] + b;
+
+		assert_true(run >= 1ULL << 63);
+		assert_true(run - (1ULL << 63) < 1ULL << 62);
+		assert_int_equal(run - b, below[k]);
+	}
+	assert_int_equal(phys_upper_half_bias(1000), 1ULL << 63);
+	assert_int_equal(phys_upper_half_bias(1ULL << 62), 1ULL << 62);
+	for (unsigned int k = 0; k < sizeof(above) / sizeof(above[0]); k++)
+		assert_int_equal(phys_upper_half_bias(above[k]), 0);
+}
+
 /* ------------------------------------------------------ layout and info */
 
 static void test_layout_probe(void **state)
@@ -231,6 +257,17 @@ static void test_get_info_true_width(void **state)
 	vpmu_global_init();
 	assert_int_equal(SBI_PMU_CTR_INFO_WIDTH(INFO(3).value), 47);
 	assert_int_equal(SBI_PMU_CTR_INFO_WIDTH(INFO(0).value), 63);
+	/* no programmable counter is 64 bits wide: none is biased (QEMU quirk 5) */
+	assert_int_equal(fake.wide, 0);
+}
+
+/* Programmable counters 64 bits wide are the ones kept in the upper half */
+static void test_wide_counters_told(void **state)
+{
+	(void)state;
+	fake_reset();
+	vpmu_global_init();
+	assert_int_equal(fake.wide, HWMASK & ~7U);
 }
 
 static void test_layout_holes(void **state)
@@ -1874,6 +1911,8 @@ int main(void)
 		T(test_scountovf_own_bits_only),
 		T(test_reset_forgets_overflow),
 		T(test_lowest_bit),
+		T(test_upper_half_bias),
+		T(test_wide_counters_told),
 		T(test_no_sscofpmf),
 		T(test_unfiltered_counters_hidden),
 		T(test_probe_other_harts),
