@@ -55,6 +55,28 @@ static inline uint64_t phys_upper_half_bias(uint64_t value)
 	return value >> 62 ? 1ULL << 62 : 1ULL << 63;
 }
 
+/*
+ * Must counter idx, about to run from value, be biased? cyc and ins: the
+ * 64-bit counters that may count cycles / instret (raw events: both); low:
+ * those running below 2^63 unbiased. Only if value is below 2^63, idx may
+ * count a timed event, and a counter that may count the other one already
+ * runs low: QEMU needs one of each to loop. So a guest that counts one
+ * event from 0 keeps its direct reads.
+ */
+static inline bool phys_needs_bias(uint32_t cyc, uint32_t ins, uint32_t low, unsigned int idx,
+				   uint64_t value)
+{
+	uint32_t other = 0;
+
+	if (value >> 63)
+		return false;
+	if ((cyc >> idx) & 1)
+		other |= ins;
+	if ((ins >> idx) & 1)
+		other |= cyc;
+	return (low & other & ~(1U << idx)) != 0;
+}
+
 /* The counter's CSR as it is, bias included (vpmu_phys_read subtracts it) */
 uint64_t phys_read_raw(unsigned int idx);
 

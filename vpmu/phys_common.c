@@ -49,21 +49,24 @@
  *    value v of a counter that counts cycles/instret, computes the distance
  *    to its top (2^64 - v) in int64 arithmetic; for v < 2^63 that overflows
  *    and leaves an irq_overflow_left that pmu_timer_trigger_irq turns into
- *    a deadline in the past (timer_mod_ns_locked clamps it to 0). Each
- *    expiry re-arms it at once for the next, in the main loop with the big
- *    lock held, so the vCPU threads that could move or stop the counters
- *    never run: QEMU spins until killed (seen with 2 such counters, one
- *    counting cycles and one instret, out of phase; gdb showed the two
- *    re-arming each other with expiry times of -8.6e10 ns). It does so only
- *    if the value it reads is at least the one last written (else it sets
- *    OF), so every start here writes a value with bit 63 set: a guest value
- *    below 2^63 runs biased by 2^63 (2^62 for values from 2^62 on), reads
- *    subtract the bias, and hcounteren hides biased counters from direct
- *    guest reads. A biased counter wraps on the host only after 2^62 counts
- *    (146 years at 1 GHz). Only counters 64 bits wide (vpmu_phys_set_wide).
+ *    a deadline in the past (timer_mod_ns_locked clamps it to 0), and at
+ *    that expiry it calls setup_timer again. With one such counter for
+ *    each event, out of phase, the two re-arm each other forever in the
+ *    main loop with the big lock held, so the vCPU threads that could move
+ *    or stop them never run: QEMU spins until killed (gdb on hung fuzz
+ *    runs: timer_mod_anticipate_ns with expiry -8.6e10 ns, alternately for
+ *    counters 3 and 13). QEMU does this only if the value it reads is at
+ *    least the one last written (else it sets OF). So when a counter that
+ *    may count one timed event starts below 2^63 while one that may count
+ *    the other runs there unbiased, it runs biased by 2^63 (2^62 for values
+ *    from 2^62 on: at least 2^62 counts, 146 years at 1 GHz, from a wrap on
+ *    the host); reads take the bias off, and hcounteren hides biased
+ *    counters from direct guest reads. Only counters 64 bits wide
+ *    (vpmu_phys_set_wide); raw events count as either event.
  */
 #include "arch/riscv/cpu.h"
 #include "arch/riscv/csr.h"
+#include "vpmu/bits.h"
 #include "vpmu/phys_backend.h"
 #include "vpmu/vpmu.h"
 #include "vpmu/vpmu_host.h"
@@ -86,15 +89,11 @@ const char *vpmu_phys_init(void)
 	return "counter delegation (Smcdeleg/Ssccfg CSRs in HS-mode)";
 }
 
-struct sbi_ret vpmu_phys_config(unsigned int idx, unsigned long host_flags, unsigned long event_idx,
-				uint64_t event_data)
-{
-	return ops->config(idx, host_flags, event_idx, event_data);
-}
-
 /* ------------------------------------------------------ QEMU quirk 5 */
 
 static uint32_t wide; /* programmable counters 64 bits wide, the same on every hart */
+/* counters biased on some hart, ever: reads of the others skip the lookup (most reads) */
+static uint32_t ever_biased;
 
 void vpmu_phys_set_wide(uint32_t mask)
 {
@@ -107,34 +106,111 @@ static uint64_t bias_of(const struct vpmu_hart *h, unsigned int idx)
 	       ((uint64_t)((h->phys_bias62 >> idx) & 1) << 62);
 }
 
-long vpmu_phys_start(unsigned int idx, uint64_t value)
+/* Which of QEMU's two timed events counter idx may count: raw events could be either */
+static void note_event(struct vpmu_hart *h, unsigned int idx, unsigned long event_idx)
 {
-	struct vpmu_hart *h = vpmu_host_hart();
-	uint64_t bias = idx < 32 && ((wide >> idx) & 1) ? phys_upper_half_bias(value) : 0;
-	long err = ops->start(idx, value + bias);
+	unsigned int type = (unsigned int)(event_idx >> 16) & 0xf;
+	uint32_t bit = 1U << idx;
 
-	if (err == SBI_SUCCESS && idx < 32) { /* a refused start wrote nothing */
-		h->phys_bias63 &= ~(1U << idx);
-		h->phys_bias62 &= ~(1U << idx);
-		h->phys_bias63 |= (uint32_t)(bias >> 63) << idx;
-		h->phys_bias62 |= (uint32_t)((bias >> 62) & 1) << idx;
-	}
-	return err;
+	h->phys_cyc &= ~bit;
+	h->phys_ins &= ~bit;
+	if (event_idx == SBI_PMU_HW_CPU_CYCLES || type == 2 || type == 3)
+		h->phys_cyc |= bit;
+	if (event_idx == SBI_PMU_HW_INSTRUCTIONS || type == 2 || type == 3)
+		h->phys_ins |= bit;
 }
 
+static bool needs_bias(const struct vpmu_hart *h, unsigned int idx, uint64_t value)
+{
+	return idx < 32 &&
+	       phys_needs_bias(wide & h->phys_cyc, wide & h->phys_ins, h->phys_low, idx, value);
+}
+
+struct sbi_ret vpmu_phys_config(unsigned int idx, unsigned long host_flags, unsigned long event_idx,
+				uint64_t event_data)
+{
+	struct sbi_ret r = ops->config(idx, host_flags, event_idx, event_data);
+
+	if (r.error == SBI_SUCCESS && r.value < 32)
+		note_event(vpmu_host_hart(), (unsigned int)r.value, event_idx);
+	return r;
+}
+
+/* Bookkeeping only for counters started below 2^63 or biased before: Linux starts at 2^63 + 1 */
+long vpmu_phys_start(unsigned int idx, uint64_t value)
+{
+	uint32_t bit = idx < 32 ? 1U << idx : 0;
+	struct vpmu_hart *h;
+	uint64_t bias = 0;
+	long err;
+
+	if ((value >> 63) && !(ever_biased & bit))
+		return ops->start(idx, value); /* a stale phys_low bit only biases more often */
+	h = vpmu_host_hart();
+	if (!(value >> 63) && (wide & bit) && needs_bias(h, idx, value))
+		bias = phys_upper_half_bias(value);
+	err = ops->start(idx, value + bias);
+	if (err != SBI_SUCCESS) /* a refused start wrote nothing */
+		return err;
+	h->phys_low &= ~bit;
+	if (!(value >> 63) && !bias)
+		h->phys_low |= bit & wide;
+	if (bias || ((h->phys_bias63 | h->phys_bias62) & bit)) {
+		h->phys_bias63 = (h->phys_bias63 & ~bit) | ((uint32_t)(bias >> 63) << idx);
+		h->phys_bias62 = (h->phys_bias62 & ~bit) | ((uint32_t)((bias >> 62) & 1) << idx);
+		__atomic_fetch_or(&ever_biased, bit, __ATOMIC_RELAXED);
+	}
+	return SBI_SUCCESS;
+}
+
+/* A stopped counter keeps its phys_low bit until released: fewer hart lookups, more bias */
 long vpmu_phys_stop(unsigned int idx, int reset)
 {
+	if (reset && idx < 32)
+		vpmu_host_hart()->phys_low &= ~(1U << idx);
 	return ops->stop(idx, reset);
 }
 
 long vpmu_phys_stop_mask(uint32_t mask)
 {
+	vpmu_host_hart()->phys_low &= ~mask;
 	return ops->stop_mask(mask);
 }
 
+/*
+ * Counters continue from their values. One that may count a timed event,
+ * sits below 2^63 unbiased and would make a pair with another such counter
+ * is started on its own instead, from the same value, biased.
+ */
 long vpmu_phys_start_mask(uint32_t mask)
 {
-	return ops->start_mask(mask);
+	struct vpmu_hart *h = vpmu_host_hart();
+	uint32_t timed =
+		mask & wide & (h->phys_cyc | h->phys_ins) & ~(h->phys_bias63 | h->phys_bias62);
+	uint32_t alone = 0;
+	long err = SBI_SUCCESS;
+
+	while (timed) {
+		unsigned int i = lowest_bit(timed);
+		uint64_t raw = phys_read_raw(i);
+
+		timed &= timed - 1;
+		if (raw >> 63)
+			continue;
+		if (needs_bias(h, i, raw))
+			alone |= 1U << i;
+		else
+			h->phys_low |= 1U << i;
+	}
+	if (mask & ~alone)
+		err = ops->start_mask(mask & ~alone);
+	while (alone && err == SBI_SUCCESS) {
+		unsigned int i = lowest_bit(alone);
+
+		alone &= alone - 1;
+		err = vpmu_phys_start(i, phys_read_raw(i));
+	}
+	return err;
 }
 
 /* ------------------------------------------------------ QEMU quirk 1 */
@@ -207,20 +283,39 @@ uint64_t phys_read_raw(unsigned int idx)
 	}
 }
 
-/* The guest's value: what the CSR holds, less the bias of quirk 5 */
+/*
+ * The guest's value: what the CSR holds, less the bias of quirk 5. A hart
+ * biases only its own counters and sees its own writes of ever_biased, so
+ * plain loads do.
+ */
+static __attribute__((noinline)) uint64_t read_biased(unsigned int idx)
+{
+	return phys_read_raw(idx) - bias_of(vpmu_host_hart(), idx);
+}
+
+/* Two tail calls: the common read builds no stack frame */
 uint64_t vpmu_phys_read(unsigned int idx)
 {
-	return phys_read_raw(idx) - (idx < 32 ? bias_of(vpmu_host_hart(), idx) : 0);
+	if (idx < 32 && ((ever_biased >> idx) & 1))
+		return read_biased(idx);
+	return phys_read_raw(idx);
+}
+
+static __attribute__((noinline)) unsigned long unbiased(unsigned long bits)
+{
+	const struct vpmu_hart *h = vpmu_host_hart();
+
+	return bits & ~(unsigned long)(h->phys_bias63 | h->phys_bias62);
 }
 
 /* A direct guest read of a biased counter would see the bias: those trap */
 void vpmu_phys_set_counteren(unsigned long bits)
 {
-	const struct vpmu_hart *hart = vpmu_host_hart();
-	unsigned long h = csr_read(CSR_HCOUNTEREN);
+	unsigned long h;
 
-	bits &= ~(unsigned long)(hart->phys_bias63 | hart->phys_bias62);
-
+	if (bits & ever_biased)
+		bits = unbiased(bits);
+	h = csr_read(CSR_HCOUNTEREN);
 	csr_write(CSR_HCOUNTEREN, (h & HCOUNTEREN_TM) | (bits & 0xffffffffUL & ~HCOUNTEREN_TM));
 }
 

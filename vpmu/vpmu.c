@@ -343,17 +343,67 @@ static void clear_overflow(struct vpmu *v, unsigned int i)
  * started (or resumed) from. The platform's OF bits are not needed: QEMU
  * sets them late or never in some cases (docs/vpmu.md).
  */
+/* Those of run (started, not wrapped) that are on this hart's physical counters now */
+static __attribute__((noinline)) uint32_t on_hart_now(const struct vpmu *v, uint32_t run)
+{
+	const struct vpmu_hart *h = v->resident;
+	uint32_t m = run;
+
+	if (!h || h != vpmu_host_hart())
+		return 0;
+	while (m) {
+		unsigned int i = lowest_bit(m);
+		const struct vpmu_ctr *c = &v->ctr[i];
+
+		m &= m - 1;
+		if (!c->synced || c->phys < 0 || h->owner[c->phys] != v)
+			run &= ~(1U << i);
+	}
+	return run;
+}
+
+/*
+ * The started counters of the loaded vCPU that count on this hart's
+ * physical counters now and have not wrapped yet: the ones a wrap or a
+ * deadline concerns. Inline up to the first test: most calls stop there.
+ */
+static inline uint32_t running_unwrapped(const struct vpmu *v)
+{
+	uint32_t run = v->started_hw & ~(uint32_t)v->overflow;
+
+	return run && v->loaded && layout.sscofpmf ? on_hart_now(v, run) : 0;
+}
+
 static void scan_overflows(struct vpmu *v)
 {
 	unsigned int i;
 
-	if (!layout.sscofpmf)
-		return;
-	for_each_bit (i, v->started_hw)
-		if (!((v->overflow >> i) & 1) && running_here(v, i) &&
-		    (vpmu_phys_read((unsigned int)v->ctr[i].phys) & width_mask(i)) <
-			    v->ctr[i].value)
+	for_each_bit (i, running_unwrapped(v))
+		if ((vpmu_phys_read((unsigned int)v->ctr[i].phys) & width_mask(i)) <
+		    v->ctr[i].value)
 			record_overflow(v, i);
+}
+
+static __attribute__((noinline)) uint64_t deadline_of(struct vpmu *v, uint32_t run)
+{
+	uint64_t best = UINT64_MAX, now = 0;
+	unsigned int i;
+
+	for_each_bit (i, run) {
+		uint64_t w = width_mask(i), left, wait;
+
+		left = w - (vpmu_phys_read((unsigned int)v->ctr[i].phys) & w);
+		if (left >= FAR_COUNTS)
+			continue;
+		wait = left / layout.counts_per_tick + 1;
+		if (wait < v->backoff)
+			wait = v->backoff;
+		if (!now)
+			now = vpmu_host_now();
+		if (now + wait < best)
+			best = now + wait;
+	}
+	return best;
 }
 
 /*
@@ -363,25 +413,9 @@ static void scan_overflows(struct vpmu *v)
  */
 static void update_deadline(struct vpmu *v)
 {
-	uint64_t best = UINT64_MAX, now = vpmu_host_now();
-	unsigned int i;
+	uint32_t run = running_unwrapped(v);
 
-	for_each_bit (i, v->started_hw) {
-		uint64_t left, wait;
-
-		if (!layout.sscofpmf || ((v->overflow >> i) & 1) || !running_here(v, i))
-			continue;
-		left = width_mask(i) -
-		       (vpmu_phys_read((unsigned int)v->ctr[i].phys) & width_mask(i));
-		if (left >= FAR_COUNTS)
-			continue;
-		wait = left / layout.counts_per_tick + 1;
-		if (wait < v->backoff)
-			wait = v->backoff;
-		if (now + wait < best)
-			best = now + wait;
-	}
-	v->deadline = best;
+	v->deadline = run ? deadline_of(v, run) : UINT64_MAX;
 }
 
 /*
@@ -1238,7 +1272,8 @@ struct sbi_ret vpmu_counter_stop(struct vpmu *v, unsigned long base, unsigned lo
 		return ret_err(SBI_ERR_INVALID_PARAM);
 	if (snap && !v->shmem_set)
 		return ret_err(SBI_ERR_NO_SHMEM);
-	scan_overflows(v); /* the bitmap must include what just overflowed */
+	if (snap)
+		scan_overflows(v); /* the bitmap must include what just overflowed */
 
 	for_each_bit (i, mask) {
 		unsigned int idx = (unsigned int)(base + i);

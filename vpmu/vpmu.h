@@ -60,6 +60,9 @@ struct vpmu_hart {
 	uint32_t phys_ev[VPMU_MAX_HW]; /* ... the event the platform maps to each counter */
 	uint32_t phys_bias63;	       /* ... counters running biased by 2^63 (quirk 5) */
 	uint32_t phys_bias62;	       /* ... and by 2^62 */
+	uint32_t phys_low;	       /* ... running below 2^63 unbiased */
+	uint32_t phys_cyc,
+		phys_ins; /* ... configured for an event QEMU may time as cycles, instret */
 };
 
 /* Per-counter state machine; vpmu.c changes it in one transition function */

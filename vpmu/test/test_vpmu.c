@@ -154,6 +154,23 @@ static void test_upper_half_bias(void **state)
 		assert_int_equal(phys_upper_half_bias(above[k]), 0);
 }
 
+/* ... but only where QEMU could loop: one counter of each timed event below 2^63 */
+static void test_bias_only_for_the_second_event(void **state)
+{
+	const uint32_t cyc = 1U << 3 | 1U << 5 | 1U << 6, ins = 1U << 4 | 1U << 6; /* 6: raw */
+
+	(void)state;
+	assert_false(phys_needs_bias(cyc, ins, 0, 3, 0));	  /* alone: direct reads */
+	assert_true(phys_needs_bias(cyc, ins, 1U << 3, 4, 0));	  /* instret beside cycles */
+	assert_true(phys_needs_bias(cyc, ins, 1U << 4, 3, 1000)); /* and the other way */
+	assert_false(phys_needs_bias(cyc, ins, 1U << 3, 4, (1ULL << 63) + 1)); /* Linux's value */
+	assert_false(phys_needs_bias(cyc, ins, 1U << 3, 5, 0));		       /* cycles again */
+	assert_true(phys_needs_bias(cyc, ins, 1U << 3, 6, 0)); /* raw: either event */
+	assert_true(phys_needs_bias(cyc, ins, 1U << 6, 3, 0));
+	assert_false(phys_needs_bias(cyc, ins, 1U << 3, 3, 0)); /* itself, restarted */
+	assert_false(phys_needs_bias(cyc, ins, 1U << 3, 7, 0)); /* not a timed event */
+}
+
 /* ------------------------------------------------------ layout and info */
 
 static void test_layout_probe(void **state)
@@ -1912,6 +1929,7 @@ int main(void)
 		T(test_reset_forgets_overflow),
 		T(test_lowest_bit),
 		T(test_upper_half_bias),
+		T(test_bias_only_for_the_second_event),
 		T(test_wide_counters_told),
 		T(test_no_sscofpmf),
 		T(test_unfiltered_counters_hidden),
