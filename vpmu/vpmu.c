@@ -495,8 +495,22 @@ static bool phys_try_config(struct vpmu *v, unsigned int p, unsigned long guest_
 			    unsigned long event_idx, uint64_t data, int key)
 {
 	struct vpmu_hart *h = v->resident;
+	uint8_t flags = (uint8_t)host_flags(guest_flags);
 	struct sbi_ret r;
 
+	if (p >= VPMU_MAX_HW)
+		return false;
+	/*
+	 * Configured exactly so already, by a vCPU put since (or by v before
+	 * a migration): stopped, and its value is written at the start. Taken
+	 * over as it is, with the platform's event map unchanged: two vCPUs
+	 * that count the same events switch without a host call per counter.
+	 */
+	if (h->owner[p] && h->event_idx[p] == event_idx && h->event_data[p] == data &&
+	    h->flags[p] == flags && host_can(key, p)) {
+		h->owner[p] = v;
+		return true;
+	}
 	if (h->owner[p])
 		phys_release(h, p);
 	if (!host_can(key, p))
@@ -516,6 +530,7 @@ static bool phys_try_config(struct vpmu *v, unsigned int p, unsigned long guest_
 		h->owner[p] = v;
 		h->event_idx[p] = (uint32_t)event_idx;
 		h->event_data[p] = data;
+		h->flags[p] = flags;
 		return true;
 	}
 	if (r.error == SBI_SUCCESS)
@@ -526,12 +541,10 @@ static bool phys_try_config(struct vpmu *v, unsigned int p, unsigned long guest_
 static void phys_load_ctr(struct vpmu *v, unsigned int i)
 {
 	struct vpmu_ctr *c = &v->ctr[i];
-	int key;
 
 	c->phys = -1;
 	c->synced = 0;
-	classify(c->event_idx, c->event_data, &key);
-	if (!phys_try_config(v, i, c->flags, c->event_idx, c->event_data, key))
+	if (!phys_try_config(v, i, c->flags, c->event_idx, c->event_data, c->key))
 		return;
 	c->phys = (int8_t)i;
 	if (c->state == VPMU_CTR_STARTED) {
@@ -611,6 +624,7 @@ static long ctr_transition(struct vpmu *v, unsigned int i, enum vpmu_op op, cons
 		}
 		c->event_idx = (uint32_t)a->event_idx;
 		c->event_data = a->event_data;
+		c->key = (int8_t)a->key;
 		c->flags = a->flags & FILTER_FLAGS;
 		c->state = VPMU_CTR_CONFIGURED;
 		if (hw)

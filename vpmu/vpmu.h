@@ -53,10 +53,11 @@ struct vpmu_hart {
 	struct vpmu *owner[VPMU_MAX_HW];
 	uint32_t event_idx[VPMU_MAX_HW]; /* what each owned counter is configured for */
 	uint64_t event_data[VPMU_MAX_HW];
-	uint32_t phys_far;	/* the physical backend's own: see phys_common.c */
-	bool phys_init;		/* ... and whether it has set it up on this hart */
-	uint32_t phys_minh;	/* ... counters whose MINH it had the host set: phys_cdeleg.c */
-	uint32_t phys_released; /* ... counters released, the platform's mapping kept */
+	uint8_t flags[VPMU_MAX_HW]; /* ... and with these host filter flags */
+	uint32_t phys_far;	    /* the physical backend's own: see phys_common.c */
+	bool phys_init;		    /* ... and whether it has set it up on this hart */
+	uint32_t phys_minh;	    /* ... counters whose MINH it had the host set: phys_cdeleg.c */
+	uint32_t phys_released;	    /* ... counters released, the platform's mapping kept */
 	uint32_t phys_ev[VPMU_MAX_HW]; /* ... the event the platform maps to each counter */
 	uint32_t phys_bias63;	       /* ... counters running biased by 2^63 (quirk 5) */
 	uint32_t phys_bias62;	       /* ... and by 2^62 */
@@ -76,6 +77,7 @@ struct vpmu_ctr {
 	uint8_t state;	    /* enum vpmu_ctr_state */
 	int8_t phys;	    /* physical counter configured for it on vpmu.resident, -1 if none */
 	uint8_t synced;	    /* loaded, and the physical value equals the virtual one */
+	int8_t key;	    /* vpmu.c's capability key of the event (classify), -1 for raw */
 	uint32_t event_idx; /* valid unless UNCONFIGURED */
 	uint64_t event_data;
 	unsigned long flags; /* the guest's config_matching filter flags (bits 3..7) */
