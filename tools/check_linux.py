@@ -39,7 +39,9 @@ PROBE_RES = [r"riscv-pmu-sbi: 22 firmware and 18 hardware counters",
              r"riscv-pmu-sbi: SBI PMU snapshot detected"]
 RE_NO_SSCOF = re.compile(r"riscv-pmu-sbi: Perf sampling/filtering is not supported")
 RE_SECTION = re.compile(r"^=== (.*?) ===")
-RE_STAT_CUT = re.compile(r"^[0-9]+,*$")  # the start of a count line, cut
+# the start of a count line, cut before its run time: count, unit, event (seen: "5000002,,"
+# and "5000002,,instructions:u")
+RE_STAT_CUT = re.compile(r"^[0-9]+(,[^,]*){0,2}$")
 RE_STAT_CSV = re.compile(r"^\s*([0-9]+|<not supported>|<not counted>),[^,]*,([^,]+),")
 RE_IP = re.compile(r"^\s*([0-9a-f]+)\s*$")
 RE_DONE = re.compile(r"^=== done === \(([0-9.]+) s monotonic\)")
