@@ -110,13 +110,14 @@ static uint64_t bias_of(const struct vpmu_hart *h, unsigned int idx)
 static void note_event(struct vpmu_hart *h, unsigned int idx, unsigned long event_idx)
 {
 	unsigned int type = (unsigned int)(event_idx >> 16) & 0xf;
+	bool raw = type == SBI_PMU_EVENT_TYPE_RAW || type == SBI_PMU_EVENT_TYPE_RAW_V2;
 	uint32_t bit = 1U << idx;
 
 	h->phys_cyc &= ~bit;
 	h->phys_ins &= ~bit;
-	if (event_idx == SBI_PMU_HW_CPU_CYCLES || type == 2 || type == 3)
+	if (event_idx == SBI_PMU_HW_CPU_CYCLES || raw)
 		h->phys_cyc |= bit;
-	if (event_idx == SBI_PMU_HW_INSTRUCTIONS || type == 2 || type == 3)
+	if (event_idx == SBI_PMU_HW_INSTRUCTIONS || raw)
 		h->phys_ins |= bit;
 }
 
@@ -147,7 +148,7 @@ long vpmu_phys_start(unsigned int idx, uint64_t value)
 	if ((value >> 63) && !(ever_biased & bit))
 		return ops->start(idx, value); /* a stale phys_low bit only biases more often */
 	h = vpmu_host_hart();
-	if (!(value >> 63) && (wide & bit) && needs_bias(h, idx, value))
+	if (needs_bias(h, idx, value)) /* below 2^63, wide, and the other event runs low */
 		bias = phys_upper_half_bias(value);
 	err = ops->start(idx, value + bias);
 	if (err != SBI_SUCCESS) /* a refused start wrote nothing */
