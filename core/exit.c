@@ -54,7 +54,7 @@ static void guest_fault(struct vcpu *v)
 	vm_request_stop(v->vm, VM_STOP_FAILED, why);
 }
 
-static void handle_ecall(struct vcpu *v)
+void vcpu_handle_ecall(struct vcpu *v)
 {
 	struct vcpu_ctx *c = vcpu_ctx(v);
 	struct sbi_ret r;
@@ -154,7 +154,7 @@ void vcpu_handle_exit(struct vcpu *v)
 	}
 	switch (cause) {
 	case CAUSE_VS_ECALL:
-		handle_ecall(v);
+		vcpu_handle_ecall(v);
 		break;
 	case CAUSE_VIRTUAL_INSN:
 		handle_virtual_insn(v);

@@ -12,6 +12,13 @@
 #define HART_MAX 8
 
 struct vcpu;
+struct hart_status;
+
+/* What the scheduler armed the hart's timer and chose the vCPU from */
+struct sched_seen {
+	uint64_t timer, pmu_deadline;
+	bool recheck, counting;
+};
 
 struct hart {
 	unsigned long stack_top; /* first: read by _secondary_start */
@@ -25,6 +32,9 @@ struct hart {
 	uint64_t timer_armed;	   /* what the hart's timer holds, to skip rewrites */
 	volatile uint64_t wake_at; /* halted until then: see sched_sleep() */
 	bool resched;
+	bool exit_handled;		 /* the trap vector's short way answered the vCPU's exit */
+	struct sched_seen seen;		 /* ... and what it compares with after every SBI call */
+	struct hart_status *status;	 /* &hart_status[index] */
 	bool settled;			 /* reached its first idle or guest entry (boot barrier) */
 	uint64_t excl_turn_end;		 /* exclusive counting: when its turn with the token ends */
 	uint64_t excl_rest_until;	 /* ... and until when it leaves the others alone */
@@ -66,6 +76,8 @@ static inline struct hart *this_hart(void)
 }
 
 void sched_add(struct hart *h, struct vcpu *v);
+/* The trap vector's short way for a guest's SBI call (arch/riscv/entry.S) */
+struct vcpu_ctx *sched_guest_ecall(struct vcpu_ctx *c);
 /* Boot hart: wait until the other harts have settled, so their start-up
  * instructions are done before any guest counts its own */
 void sched_wait_settled(unsigned int others);

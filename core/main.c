@@ -14,6 +14,7 @@
 #include "core/hostdt.h"
 #include "core/lib.h"
 #include "core/mm.h"
+#include "core/sbi.h"
 #include "arch/riscv/sbi_call.h"
 #include "arch/riscv/timer.h"
 #include "core/vcpu.h"
@@ -201,6 +202,7 @@ void hv_main(unsigned long hartid, const void *fdt)
 	nr_harts = host.nr_harts;
 	for (unsigned int i = 0; i < nr_harts; i++) {
 		harts[i].index = i;
+		harts[i].status = &hart_status[i];
 		harts[i].hartid = host.hartids[i];
 		harts[i].timer_armed = UINT64_MAX - 1;
 		harts[i].stack_top =
@@ -213,6 +215,7 @@ void hv_main(unsigned long hartid, const void *fdt)
 	cpu_set_tp(boot);
 
 	vpmu_global_init();
+	sbi_init();
 	vcpu_arch_hart_init();
 	banner_guests();
 

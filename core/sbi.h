@@ -34,6 +34,8 @@ struct sbi_ext {
 	long (*probe)(struct vcpu *vcpu);
 };
 
+/* At boot, before any guest: the index sbi_find_ext and dispatch use */
+void sbi_init(void);
 /* Look up the extension for eid, NULL if none */
 const struct sbi_ext *sbi_find_ext(unsigned long eid);
 /* Dispatch one guest ecall: a7 = eid, a6 = fid, a0..a5 = args */

@@ -569,12 +569,12 @@ static void sched_arm_timer(struct hart *h)
 				next = silent;
 		}
 		if (v == h->cur) {
-			uint64_t d = vcpu_arch_timer_deadline(v);
+			uint64_t d = vcpu_arch_timer_deadline(&v->arch);
 
 			/* Sstc: the running vCPU's own timer needs no help from us */
 			if (!host.ext[HOST_EXT_SSTC] && d < next)
 				next = d;
-			if (vcpu_arch_wants_recheck(v) && timer_now() + RECHECK_TICKS < next)
+			if (vcpu_arch_wants_recheck(&v->arch) && timer_now() + RECHECK_TICKS < next)
 				next = timer_now() + RECHECK_TICKS;
 			/* a counter that may wrap without the platform saying so */
 			if (v->vpmu.deadline < next)
@@ -585,7 +585,7 @@ static void sched_arm_timer(struct hart *h)
 			others = true;
 		else if (v->state == VCPU_WFI || v->state == VCPU_SUSPENDED ||
 			 v->state == VCPU_SUSPENDED_NR) {
-			uint64_t d = vcpu_arch_timer_deadline(v);
+			uint64_t d = vcpu_arch_timer_deadline(&v->arch);
 
 			if (d < next)
 				next = d;
@@ -715,17 +715,11 @@ void sched_timer_tick(struct hart *h)
 		h->resched = true;
 }
 
-/* What the loop armed the hart's timer and chose the vCPU from */
-struct sched_seen {
-	uint64_t timer, pmu_deadline;
-	bool recheck, counting;
-};
-
 static void sched_see(const struct vcpu *v, struct sched_seen *s)
 {
-	s->timer = vcpu_arch_timer_deadline(v);
+	s->timer = vcpu_arch_timer_deadline(&v->arch);
 	s->pmu_deadline = v->vpmu.deadline;
-	s->recheck = vcpu_arch_wants_recheck(v);
+	s->recheck = vcpu_arch_wants_recheck(&v->arch);
 	/* only exclusive counting asks whether the vCPU counts */
 	s->counting = excl_enabled && vpmu_counting(&v->vpmu);
 }
@@ -739,40 +733,87 @@ static void sched_see(const struct vcpu *v, struct sched_seen *s)
  * only makes it fire early). Exclusive counting: the vCPU keeps counting
  * within the turn it holds, or keeps not counting without the token.
  */
-static bool sched_fast_return(struct hart *h, struct vcpu *v, const struct sched_seen *was)
+static __attribute__((noinline)) bool sched_excl_unchanged(struct hart *h, struct vcpu *v,
+							   const struct sched_seen *was)
 {
-	struct sched_seen now;
+	bool counting = vpmu_counting(&v->vpmu);
 
-	if ((vcpu_ctx(v)->scause & CAUSE_IRQ_FLAG) || h->resched || h->cur != v ||
+	if (counting != was->counting)
+		return false;
+	return counting ? excl_mine(h) && timer_now() < h->excl_turn_end : !excl_mine(h);
+}
+
+/* Inline: the trap vector's short way asks this after every SBI call */
+static inline bool sched_fast_return(struct hart *h, struct vcpu *v, const struct sched_seen *was)
+{
+	const struct vcpu_arch *a = &v->arch;
+
+	if ((a->ctx.scause & CAUSE_IRQ_FLAG) || h->resched || h->cur != v ||
 	    v->state != VCPU_RUNNABLE || v->vm->state != VM_RUNNING)
 		return false;
-	sched_see(v, &now);
-	if (now.timer != was->timer || now.pmu_deadline != was->pmu_deadline ||
-	    now.recheck != was->recheck)
+	if (vcpu_arch_timer_deadline(a) != was->timer || v->vpmu.deadline != was->pmu_deadline ||
+	    vcpu_arch_wants_recheck(a) != was->recheck)
 		return false;
-	if (excl_enabled &&
-	    (now.counting != was->counting ||
-	     (now.counting ? !excl_mine(h) || timer_now() >= h->excl_turn_end : excl_mine(h))))
-		return false;
-	return true;
+	return !excl_enabled || sched_excl_unchanged(h, v, was);
+}
+
+static void sched_before_entry(struct hart *h, struct vcpu *v)
+{
+	struct hart_status *st = h->status;
+
+	vcpu_fold_pending(v);
+	st->doing = HART_GUEST;
+	st->entries++;
+	vcpu_arch_prepare_entry(v);
+}
+
+static void sched_after_exit(struct hart *h, struct vcpu *v)
+{
+	struct hart_status *st = h->status;
+
+	st->doing = HART_HYPERVISOR;
+	st->last_cause = vcpu_ctx(v)->scause;
+	st->last_pc = vcpu_ctx(v)->sepc;
+}
+
+/*
+ * The trap vector's short way for an SBI call (arch/riscv/entry.S): only the
+ * registers a C call may clobber are saved, which is all an SBI call reads
+ * and writes. One turn of sched_enter_guest's loop: the call is answered and,
+ * when sched_fast_return allows, the context returned to resume at once.
+ * NULL: the scheduler must look; the vector saves the rest and
+ * ctx_enter_guest returns, and the loop does not answer the call again.
+ */
+struct vcpu_ctx *sched_guest_ecall(struct vcpu_ctx *c)
+{
+	struct vcpu *v = container_of(c, struct vcpu, arch.ctx);
+	struct hart *h = this_hart();
+
+	sched_after_exit(h, v);
+	vcpu_handle_ecall(v);
+	if (!sched_fast_return(h, v, &h->seen)) {
+		h->exit_handled = true;
+		return NULL;
+	}
+	sched_before_entry(h, v);
+	return c;
 }
 
 static void sched_enter_guest(struct hart *h, struct vcpu *v)
 {
-	struct hart_status *st = &hart_status[h->index];
-	struct sched_seen seen;
+	struct sched_seen *seen = &h->seen;
 
-	sched_see(v, &seen);
+	sched_see(v, seen);
 	do {
-		vcpu_fold_pending(v);
-		st->doing = HART_GUEST;
-		st->entries++;
+		sched_before_entry(h, v);
 		vcpu_arch_run(v);
-		st->doing = HART_HYPERVISOR;
-		st->last_cause = vcpu_ctx(v)->scause;
-		st->last_pc = vcpu_ctx(v)->sepc;
+		if (h->exit_handled) {
+			h->exit_handled = false;
+			continue;
+		}
+		sched_after_exit(h, v);
 		vcpu_handle_exit(v);
-	} while (sched_fast_return(h, v, &seen));
+	} while (sched_fast_return(h, v, seen));
 }
 
 void sched_run(struct hart *h)

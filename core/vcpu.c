@@ -53,10 +53,8 @@ void vcpu_fw_event(struct vcpu *v, unsigned int fw_event)
 	__atomic_store_n(&v->fw_pending_any, 1, __ATOMIC_RELEASE);
 }
 
-void vcpu_fold_pending(struct vcpu *v)
+void vcpu_fold_pending_slow(struct vcpu *v)
 {
-	if (!__atomic_load_n(&v->fw_pending_any, __ATOMIC_ACQUIRE))
-		return;
 	__atomic_store_n(&v->fw_pending_any, 0, __ATOMIC_RELAXED);
 	for (unsigned int e = 0; e < SBI_PMU_FW_MAX; e++) {
 		uint32_t n = __atomic_exchange_n(&v->fw_pending[e], 0, __ATOMIC_ACQ_REL);

@@ -48,10 +48,17 @@ bool vcpu_runnable(struct vcpu *v, unsigned long now);
 void vcpu_raise_irq(struct vcpu *v, unsigned long hvip_bit);
 /* Count a firmware event on a vCPU from any hart */
 void vcpu_fw_event(struct vcpu *v, unsigned int fw_event);
+void vcpu_fold_pending_slow(struct vcpu *v);
 /* On the owner hart, before entering: fold what other harts raised */
-void vcpu_fold_pending(struct vcpu *v);
+static inline void vcpu_fold_pending(struct vcpu *v)
+{
+	if (__atomic_load_n(&v->fw_pending_any, __ATOMIC_ACQUIRE))
+		vcpu_fold_pending_slow(v);
+}
 /* After vcpu_arch_run returns: handle the vCPU's exit (core/exit.c) */
 void vcpu_handle_exit(struct vcpu *v);
+/* The SBI call part of it, also called by the trap vector's short way */
+void vcpu_handle_ecall(struct vcpu *v);
 /* Wake the hart owning v so it re-examines its queue */
 void vcpu_kick(struct vcpu *v);
 

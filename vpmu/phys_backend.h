@@ -77,6 +77,10 @@ static inline bool phys_needs_bias(uint32_t cyc, uint32_t ins, uint32_t low, uns
 	return (low & other & ~(1U << idx)) != 0;
 }
 
+struct vpmu_hart;
+/* The counter QEMU maps ev to on hart h (quirk 2, phys_common.c), or -1 */
+int phys_holder_of(const struct vpmu_hart *h, unsigned long ev);
+
 /* The counter's CSR as it is, bias included (vpmu_phys_read subtracts it) */
 uint64_t phys_read_raw(unsigned int idx);
 

@@ -96,15 +96,6 @@ bool phys_cdeleg_usable(void)
 	return ok_rw;
 }
 
-/* The counter QEMU maps ev to on this hart (quirk 2, phys_common.c), or -1 */
-static int holder_of(const struct vpmu_hart *h, unsigned long ev)
-{
-	for (unsigned int q = PHYS_FIRST_PROG; q < VPMU_MAX_HW; q++)
-		if (h->phys_ev[q] == ev)
-			return (int)q;
-	return -1;
-}
-
 /* Host SBI stop with RESET: OpenSBI writes mhpmevent = 0, QEMU drops the counter's mapping */
 static void host_release(struct vpmu_hart *h, unsigned int q)
 {
@@ -128,7 +119,7 @@ static struct sbi_ret config_by_host(unsigned int idx, unsigned long flags, unsi
 	scountinhibit_set(1UL << idx);
 	if (idx >= PHYS_FIRST_PROG) {
 		host_release(h, idx);
-		q = holder_of(h, ev);
+		q = phys_holder_of(h, ev);
 		if (q >= 0 && ((h->phys_released >> q) & 1))
 			host_release(h, (unsigned int)q);
 	}
@@ -145,7 +136,7 @@ static struct sbi_ret config_by_host(unsigned int idx, unsigned long flags, unsi
 		unsigned long e;
 
 		/* QEMU maps ev here unless another counter (live) keeps it */
-		h->phys_ev[r.value] = holder_of(h, ev) < 0 ? (uint32_t)ev : 0;
+		h->phys_ev[r.value] = phys_holder_of(h, ev) < 0 ? (uint32_t)ev : 0;
 		cdeleg_select((unsigned int)r.value);
 		e = cdeleg_cfg_read();
 		if (key >= 0) {
@@ -175,7 +166,7 @@ static bool direct_ok(const struct vpmu_hart *h, unsigned int idx, unsigned long
 		return true;
 	if (h->phys_ev[idx])
 		return false;
-	q = holder_of(h, ev);
+	q = phys_holder_of(h, ev);
 	return q >= 0 && !((h->phys_released >> q) & 1);
 }
 

@@ -16,6 +16,8 @@
 #include "arch/riscv/cpu.h"
 #include "arch/riscv/sbi_call.h"
 #include "vpmu/phys_backend.h"
+#include "vpmu/vpmu.h"
+#include "vpmu/vpmu_host.h"
 #include "vpmu/vpmu_phys.h"
 
 struct sbi_ret phys_sbi_call(unsigned long fid, unsigned long a0, unsigned long a1,
@@ -53,6 +55,10 @@ static struct sbi_ret phys_sbi_config(unsigned int idx, unsigned long host_flags
 	/* A fixed counter keeps running after config_matching: stop it */
 	if (r.error == SBI_SUCCESS && r.value <= 2)
 		phys_sbi_call(SBI_EXT_PMU_COUNTER_STOP, r.value, 1, 0, 0, 0);
+	/* QEMU maps the event here unless another counter has it (quirk 2) */
+	if (r.error == SBI_SUCCESS && r.value >= PHYS_FIRST_PROG && r.value < VPMU_MAX_HW &&
+	    phys_holder_of(vpmu_host_hart(), event_idx) < 0)
+		vpmu_host_hart()->phys_ev[r.value] = (uint32_t)event_idx;
 	return r;
 }
 
@@ -83,6 +89,9 @@ static long phys_sbi_start(unsigned int idx, uint64_t value)
 
 static long phys_sbi_stop(unsigned int idx, int reset)
 {
+	/* OpenSBI's reset writes mhpmevent = 0: QEMU drops the counter's mapping */
+	if (reset && idx >= PHYS_FIRST_PROG && idx < VPMU_MAX_HW)
+		vpmu_host_hart()->phys_ev[idx] = 0;
 	return phys_sbi_call(SBI_EXT_PMU_COUNTER_STOP, idx, 1, reset ? SBI_PMU_STOP_FLAG_RESET : 0,
 			     0, 0)
 		.error;

@@ -505,9 +505,13 @@ static bool phys_try_config(struct vpmu *v, unsigned int p, unsigned long guest_
 	 * a migration): stopped, and its value is written at the start. Taken
 	 * over as it is, with the platform's event map unchanged: two vCPUs
 	 * that count the same events switch without a host call per counter.
+	 * Only if the platform counts the event there: a vCPU that configured
+	 * it twice left the map with its other counter, and the one taken over
+	 * would count nothing (the fuzz victim's instret stood still, 1 run in 3).
 	 */
 	if (h->owner[p] && h->event_idx[p] == event_idx && h->event_data[p] == data &&
-	    h->flags[p] == flags && host_can(key, p)) {
+	    h->flags[p] == flags && host_can(key, p) &&
+	    (!layout.event_exclusive || vpmu_phys_event_mapped(p, event_idx))) {
 		h->owner[p] = v;
 		return true;
 	}

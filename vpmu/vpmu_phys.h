@@ -76,6 +76,12 @@ void vpmu_phys_irq_clear(void);
  */
 int vpmu_phys_event_counts(unsigned int idx, unsigned long event_idx);
 /*
+ * Programmable counter idx of this hart, configured with event_idx, counts
+ * it: the platform's one-counter-per-event map (QEMU quirk 2) gives the
+ * event to idx, not to another counter configured with it before.
+ */
+bool vpmu_phys_event_mapped(unsigned int idx, unsigned long event_idx);
+/*
  * Boot probe: configure event_idx on counter idx with every privilege mode
  * inhibited, run a short loop, release. 1 if the counter stayed still (the
  * host filters it by mode), 0 if it advanced anyway (it would count the

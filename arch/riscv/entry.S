@@ -108,6 +108,13 @@ ctx_enter_guest:
 /*
  * Every trap lands here. From a guest, sscratch holds its vcpu_ctx; from
  * the hypervisor itself it holds 0, which is a hypervisor bug: report it.
+ *
+ * First only what a C call may clobber is saved. An SBI call (the hot path:
+ * every guest PMU operation) is then answered by sched_guest_ecall on the
+ * hypervisor stack, while s0-s11 still hold the guest's values (C keeps
+ * them), and the guest resumes without a trip through the scheduler. Any
+ * other trap, or a call after which the scheduler must look, takes the long
+ * way: the rest of the context is saved and ctx_enter_guest returns.
  */
 	.align 2
 	.globl hs_trap_vector
@@ -121,8 +128,6 @@ hs_trap_vector:
 	sd	t0, CTX_REG(5)(sp)
 	sd	t1, CTX_REG(6)(sp)
 	sd	t2, CTX_REG(7)(sp)
-	sd	s0, CTX_REG(8)(sp)
-	sd	s1, CTX_REG(9)(sp)
 	sd	a0, CTX_REG(10)(sp)
 	sd	a1, CTX_REG(11)(sp)
 	sd	a2, CTX_REG(12)(sp)
@@ -131,16 +136,6 @@ hs_trap_vector:
 	sd	a5, CTX_REG(15)(sp)
 	sd	a6, CTX_REG(16)(sp)
 	sd	a7, CTX_REG(17)(sp)
-	sd	s2, CTX_REG(18)(sp)
-	sd	s3, CTX_REG(19)(sp)
-	sd	s4, CTX_REG(20)(sp)
-	sd	s5, CTX_REG(21)(sp)
-	sd	s6, CTX_REG(22)(sp)
-	sd	s7, CTX_REG(23)(sp)
-	sd	s8, CTX_REG(24)(sp)
-	sd	s9, CTX_REG(25)(sp)
-	sd	s10, CTX_REG(26)(sp)
-	sd	s11, CTX_REG(27)(sp)
 	sd	t3, CTX_REG(28)(sp)
 	sd	t4, CTX_REG(29)(sp)
 	sd	t5, CTX_REG(30)(sp)
@@ -151,10 +146,64 @@ hs_trap_vector:
 	sd	t0, CTX_SEPC(sp)
 	csrr	t0, sstatus
 	sd	t0, CTX_SSTATUS(sp)
-	csrr	t0, hstatus
-	sd	t0, CTX_HSTATUS(sp)
 	csrr	t0, scause
 	sd	t0, CTX_SCAUSE(sp)
+	li	t1, CAUSE_VS_ECALL
+	bne	t0, t1, hs_trap_long
+
+	/* the hypervisor's tp and gp from ctx_enter_guest's frame, its stack below it */
+	mv	a0, sp
+	ld	t0, CTX_HV_SP(sp)
+	ld	tp, 13 * 8(t0)
+	ld	gp, 14 * 8(t0)
+	addi	sp, t0, -16
+	sd	a0, 0(sp)
+	call	sched_guest_ecall
+	ld	sp, 0(sp)
+	beqz	a0, hs_trap_long
+	/* answered: sepc and sstatus as C left them (hstatus is still the trap's) */
+	ld	t0, CTX_SEPC(sp)
+	csrw	sepc, t0
+	ld	t0, CTX_SSTATUS(sp)
+	csrw	sstatus, t0
+	csrw	sscratch, sp
+	ld	ra, CTX_REG(1)(sp)
+	ld	gp, CTX_REG(3)(sp)
+	ld	tp, CTX_REG(4)(sp)
+	ld	t0, CTX_REG(5)(sp)
+	ld	t1, CTX_REG(6)(sp)
+	ld	t2, CTX_REG(7)(sp)
+	ld	a0, CTX_REG(10)(sp)
+	ld	a1, CTX_REG(11)(sp)
+	ld	a2, CTX_REG(12)(sp)
+	ld	a3, CTX_REG(13)(sp)
+	ld	a4, CTX_REG(14)(sp)
+	ld	a5, CTX_REG(15)(sp)
+	ld	a6, CTX_REG(16)(sp)
+	ld	a7, CTX_REG(17)(sp)
+	ld	t3, CTX_REG(28)(sp)
+	ld	t4, CTX_REG(29)(sp)
+	ld	t5, CTX_REG(30)(sp)
+	ld	t6, CTX_REG(31)(sp)
+	ld	sp, CTX_REG(2)(sp)
+	sret
+
+/* The long way: sp = ctx, sscratch = 0; the rest of the guest's state, then back to C */
+hs_trap_long:
+	sd	s0, CTX_REG(8)(sp)
+	sd	s1, CTX_REG(9)(sp)
+	sd	s2, CTX_REG(18)(sp)
+	sd	s3, CTX_REG(19)(sp)
+	sd	s4, CTX_REG(20)(sp)
+	sd	s5, CTX_REG(21)(sp)
+	sd	s6, CTX_REG(22)(sp)
+	sd	s7, CTX_REG(23)(sp)
+	sd	s8, CTX_REG(24)(sp)
+	sd	s9, CTX_REG(25)(sp)
+	sd	s10, CTX_REG(26)(sp)
+	sd	s11, CTX_REG(27)(sp)
+	csrr	t0, hstatus
+	sd	t0, CTX_HSTATUS(sp)
 	csrr	t0, stval
 	sd	t0, CTX_STVAL(sp)
 	csrr	t0, htval

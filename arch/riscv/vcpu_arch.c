@@ -171,18 +171,13 @@ static bool loaded(struct vcpu *v)
 	return this_hart()->loaded == v;
 }
 
-uint64_t vcpu_arch_timer_deadline(const struct vcpu *v)
-{
-	return host.ext[HOST_EXT_SSTC] ? v->arch.vstimecmp : v->arch.timer_next;
-}
-
 bool vcpu_arch_irq_pending(struct vcpu *v, unsigned long now)
 {
 	bool live = loaded(v);
 	unsigned long hvip = (live ? csr_read(CSR_HVIP) : v->arch.hvip) | v->pending_irqs;
 	unsigned long vsie = live ? csr_read(CSR_VSIE) : v->arch.vsie;
 	uint64_t deadline = host.ext[HOST_EXT_SSTC] && live ? csr_read(CSR_VSTIMECMP)
-							    : vcpu_arch_timer_deadline(v);
+							    : vcpu_arch_timer_deadline(&v->arch);
 	/* vsie holds the guest's view: SSIE bit 1 enables VSSIP bit 2, etc. */
 	unsigned long enabled = ((vsie & 0x222UL) << 1) | (vsie & BIT(IRQ_PMU_OVF));
 
@@ -235,6 +230,7 @@ void vcpu_arch_raise_lcofi(struct vcpu *v)
 		csr_set(CSR_HVIP, BIT(IRQ_PMU_OVF));
 	else
 		v->arch.hvip |= BIT(IRQ_PMU_OVF);
+	v->arch.lcofi_in_hvip = uses_hvip(v);
 }
 
 /*
@@ -250,11 +246,6 @@ void vcpu_arch_cancel_lcofi(struct vcpu *v)
 		return;
 	v->arch.lcofi_soft = false;
 	v->arch.nr_lcofi_dropped++;
-}
-
-bool vcpu_arch_wants_recheck(const struct vcpu *v)
-{
-	return v->arch.lcofi_soft;
 }
 
 /* Emulate the interrupt trap into VS-mode, as hardware would take it */
@@ -278,7 +269,7 @@ static void inject_interrupt(struct vcpu *v, unsigned long irq)
  * keeps it pending and the scheduler re-checks soon; the hvip path leaves it
  * to the hardware, as natively, for when the guest enables interrupts.
  */
-static void deliver_lcofi_first(struct vcpu *v)
+static __attribute__((noinline)) void deliver_lcofi_first(struct vcpu *v)
 {
 	bool in_vu = !(v->arch.ctx.sstatus & SSTATUS_SPP);
 
@@ -290,25 +281,37 @@ static void deliver_lcofi_first(struct vcpu *v)
 		inject_interrupt(v, IRQ_PMU_OVF);
 		return;
 	}
-	if (!uses_hvip(v) || !(csr_read(CSR_HVIP) & BIT(IRQ_PMU_OVF)) ||
-	    !(csr_read(CSR_VSIE) & BIT(IRQ_PMU_OVF)))
+	if (!uses_hvip(v) || !(csr_read(CSR_HVIP) & BIT(IRQ_PMU_OVF))) {
+		v->arch.lcofi_in_hvip = false; /* the guest cleared it, or it went */
+		return;
+	}
+	if (!(csr_read(CSR_VSIE) & BIT(IRQ_PMU_OVF)))
 		return;
 	vcpu_arch_clear_irq(v, BIT(IRQ_PMU_OVF));
 	inject_interrupt(v, IRQ_PMU_OVF);
 }
 
-void vcpu_arch_run(struct vcpu *v)
+void vcpu_arch_prepare_entry(struct vcpu *v)
 {
-	unsigned long pending = __atomic_exchange_n(&v->pending_irqs, 0, __ATOMIC_ACQUIRE);
+	struct vcpu_arch *a = &v->arch;
+	/* a bit set elsewhere after this read comes with a kick: the guest exits again at once */
+	unsigned long pending =
+		v->pending_irqs ? __atomic_exchange_n(&v->pending_irqs, 0, __ATOMIC_ACQUIRE) : 0;
 
-	deliver_lcofi_first(v);
-	if (!host.ext[HOST_EXT_SSTC] && timer_now() >= v->arch.timer_next) {
+	if (a->lcofi_soft || a->lcofi_in_hvip)
+		deliver_lcofi_first(v);
+	/* UINT64_MAX on Sstc hosts (vcpu_arch_timer_deadline) */
+	if (a->timer_next != UINT64_MAX && timer_now() >= a->timer_next) {
 		pending |= BIT(IRQ_VS_TIMER);
-		v->arch.timer_next = UINT64_MAX;
+		a->timer_next = UINT64_MAX;
 	}
 	if (pending)
 		csr_set(CSR_HVIP, pending);
 	/* hcounteren: vpmu keeps its bits current at load, put and every PMU call */
+}
+
+void vcpu_arch_run(struct vcpu *v)
+{
 	ctx_enter_guest(&v->arch.ctx);
 }
 

@@ -22,10 +22,28 @@ struct vcpu_arch {
 	unsigned long fp[33];	  /* f0..f31, fcsr */
 	bool fp_live;		  /* fp[] holds the state, not the hart */
 	bool lcofi_soft;	  /* a virtual LCOFI waits for software delivery */
+	bool lcofi_in_hvip;	  /* hvip path: an LCOFI was raised and may still be pending */
 	bool lcofi_by_software;	  /* the core's choice: never through hvip (kept across resets) */
 	unsigned long nr_lcofi;	  /* virtual LCOFIs raised, for statistics */
 	unsigned long nr_lcofi_dropped; /* software LCOFIs dropped before delivery */
 };
+
+/*
+ * Earliest time the vCPU's own timer fires, while it is not loaded. Only one
+ * of the two is ever set, the other stays UINT64_MAX: vstimecmp on Sstc
+ * hosts (the guest writes it directly), timer_next (SBI set_timer) on the
+ * others. Inline: the scheduler's short way reads it after every SBI call.
+ */
+static inline uint64_t vcpu_arch_timer_deadline(const struct vcpu_arch *a)
+{
+	return a->vstimecmp < a->timer_next ? a->vstimecmp : a->timer_next;
+}
+
+/* The vCPU needs the hart back soon even without a trap (pending software LCOFI) */
+static inline bool vcpu_arch_wants_recheck(const struct vcpu_arch *a)
+{
+	return a->lcofi_soft;
+}
 
 struct vm_arch {
 	unsigned long hgatp;
@@ -35,7 +53,10 @@ struct vm_arch {
 void vcpu_arch_reset(struct vcpu *vcpu, unsigned long pc, unsigned long a1);
 void vcpu_arch_load(struct vcpu *vcpu);
 void vcpu_arch_put(struct vcpu *vcpu);
-/* Enter the guest (the vCPU must be loaded); returns on its next trap */
+/* Before every entry: interrupts other harts raised, LCOFI first, the non-Sstc timer */
+void vcpu_arch_prepare_entry(struct vcpu *vcpu);
+/* Enter the guest (loaded and prepared); returns on its next trap that the
+ * trap vector's short way (SBI calls, core's sched_guest_ecall) did not answer */
 void vcpu_arch_run(struct vcpu *vcpu);
 /* The instruction the vCPU trapped on (virtual-instruction exceptions) */
 unsigned long vcpu_arch_trapped_insn(struct vcpu *vcpu);
@@ -48,14 +69,11 @@ void vcpu_arch_clear_irq(struct vcpu *vcpu, unsigned long hvip_bits);
 /* Raise the guest's counter-overflow interrupt (LCOFI, 13) */
 void vcpu_arch_raise_lcofi(struct vcpu *vcpu);
 void vcpu_arch_cancel_lcofi(struct vcpu *vcpu);
-/* The vCPU needs the hart back soon even without a trap (pending software LCOFI) */
-bool vcpu_arch_wants_recheck(const struct vcpu *vcpu);
+
 /* How LCOFI reaches guests on this host: "hvip" (Ssaia) or "software" */
 const char *vcpu_arch_lcofi_path(void);
 /* Set the guest's timer (SBI set_timer) */
 void vcpu_arch_set_timer(struct vcpu *vcpu, uint64_t when);
-/* Earliest time the vCPU's own timer fires, while it is not loaded */
-uint64_t vcpu_arch_timer_deadline(const struct vcpu *vcpu);
 
 int vm_arch_init(struct vm *vm);
 

@@ -406,6 +406,14 @@ static void test_hartmask_invalid(void **state)
 
 #define T(f) cmocka_unit_test_setup(f, reset)
 
+/* As the boot does, before any call */
+static int build_index(void **state)
+{
+	(void)state;
+	sbi_init();
+	return 0;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -423,5 +431,5 @@ int main(void)
 		T(test_hartmask_invalid),
 	};
 
-	return cmocka_run_group_tests_name("core/sbi", tests, NULL, NULL);
+	return cmocka_run_group_tests_name("core/sbi", tests, build_index, NULL);
 }

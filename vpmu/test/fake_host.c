@@ -309,6 +309,13 @@ int vpmu_phys_event_shared(unsigned int a, unsigned int b, unsigned long event_i
 	return fake.event_exclusive ? 0 : 1;
 }
 
+bool vpmu_phys_event_mapped(unsigned int idx, unsigned long event_idx)
+{
+	if (idx < 3 || !(event_idx == 0x1 || event_idx == 0x2) || !fake.event_exclusive)
+		return true;
+	return fake.map[event_idx] == idx;
+}
+
 int vpmu_phys_event_counts(unsigned int idx, unsigned long event_idx)
 {
 	struct sbi_ret r = vpmu_phys_config(idx, 0, event_idx, 0);
