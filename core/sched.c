@@ -761,7 +761,6 @@ static void sched_before_entry(struct hart *h, struct vcpu *v)
 {
 	struct hart_status *st = h->status;
 
-	vcpu_fold_pending(v);
 	st->doing = HART_GUEST;
 	st->entries++;
 	vcpu_arch_prepare_entry(v);
@@ -805,6 +804,8 @@ static void sched_enter_guest(struct hart *h, struct vcpu *v)
 
 	sched_see(v, seen);
 	do {
+		/* the short way needs none: the call it answers folded them first */
+		vcpu_fold_pending(v);
 		sched_before_entry(h, v);
 		vcpu_arch_run(v);
 		if (h->exit_handled) {

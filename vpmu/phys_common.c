@@ -303,6 +303,11 @@ int phys_holder_of(const struct vpmu_hart *h, unsigned long ev)
 	return -1;
 }
 
+int vpmu_phys_event_holder(unsigned long event_idx)
+{
+	return phys_holder_of(vpmu_host_hart(), event_idx);
+}
+
 bool vpmu_phys_event_mapped(unsigned int idx, unsigned long event_idx)
 {
 	return idx < PHYS_FIRST_PROG || idx >= VPMU_MAX_HW ||

@@ -56,7 +56,6 @@
 #define DEADLINE_MAX_TICKS (1UL << 17)
 
 static struct {
-	bool available;
 	bool sscofpmf;	     /* the host has counter overflow (OF bits, LCOFI) */
 	unsigned int num_hw; /* H */
 	uint32_t hw_valid;
@@ -69,21 +68,30 @@ static struct {
 	uint32_t can[EV_KEYS];
 } layout;
 
+/* Guests are offered the extension: the host has an SBI PMU (vpmu_global_init) */
+bool vpmu_offered;
+
 /* ---------------------------------------------------------------- helpers */
 
 static const struct vpmu_policy no_policy;
 
 static unsigned int num_total(void)
 {
-	return layout.available ? layout.num_hw + VPMU_NUM_FW : 0;
+	return vpmu_offered ? layout.num_hw + VPMU_NUM_FW : 0;
 }
 
 /* What this guest sees: firmware counters may be switched off by policy */
-static unsigned int num_visible(const struct vpmu *v)
+static unsigned int num_visible_of(const struct vpmu *v)
 {
-	if (!layout.available)
+	if (!vpmu_offered)
 		return 0;
 	return v->policy->no_firmware ? layout.num_hw : num_total();
+}
+
+/* Kept with the vCPU (vpmu_vcpu_set_policy): every PMU call asks */
+static unsigned int num_visible(const struct vpmu *v)
+{
+	return v->nr_visible;
 }
 
 static uint32_t hw_allowed(const struct vpmu *v)
@@ -135,14 +143,20 @@ static bool is_hw(unsigned long idx)
 }
 
 /* The counters this guest may use: the host has them and the policy allows them */
-static uint64_t visible_mask(const struct vpmu *v)
+static uint64_t visible_mask_of(const struct vpmu *v)
 {
 	uint64_t m = hw_allowed(v);
+	unsigned int n = num_total();
 
 	_Static_assert(VPMU_MAX_COUNTERS < 64, "counter masks: no shift reaches 64");
-	if (layout.available && !v->policy->no_firmware)
-		m |= ((1ULL << num_total()) - 1) & ~((1ULL << layout.num_hw) - 1);
+	if (n > layout.num_hw && n < 64 && !v->policy->no_firmware)
+		m |= ((1ULL << n) - 1) & ~((1ULL << layout.num_hw) - 1);
 	return m;
+}
+
+static uint64_t visible_mask(const struct vpmu *v)
+{
+	return v->visible;
 }
 
 static bool is_visible(const struct vpmu *v, unsigned long idx)
@@ -485,6 +499,24 @@ static void phys_undo(struct vpmu *v, unsigned long q)
 }
 
 /*
+ * Would a counter p configured with ev count it if taken over as it is?
+ * Yes where the platform's one-counter-per-event map gives ev to p, or to a
+ * live counter of v's own (the guest asked twice: configuring p again would
+ * not change that). Not where it gives ev to a counter v does not use: a
+ * new configuration of p releases that one first and gets the event.
+ */
+static bool counts_as_taken(const struct vpmu *v, const struct vpmu_hart *h, unsigned int p,
+			    unsigned long ev)
+{
+	int q;
+
+	if (!layout.event_exclusive || vpmu_phys_event_mapped(p, ev))
+		return true;
+	q = vpmu_phys_event_holder(ev);
+	return q >= 0 && owns_live(v, h, (unsigned int)q);
+}
+
+/*
  * Configure an event on physical counter p of this hart exactly; true on
  * success. Whatever is configured there is evicted first: another vCPU's
  * stopped configuration, or a stale one of v's own (left on this hart
@@ -505,13 +537,12 @@ static bool phys_try_config(struct vpmu *v, unsigned int p, unsigned long guest_
 	 * a migration): stopped, and its value is written at the start. Taken
 	 * over as it is, with the platform's event map unchanged: two vCPUs
 	 * that count the same events switch without a host call per counter.
-	 * Only if the platform counts the event there: a vCPU that configured
-	 * it twice left the map with its other counter, and the one taken over
-	 * would count nothing (the fuzz victim's instret stood still, 1 run in 3).
+	 * Only if it counts the event there (counts_as_taken): the fuzz
+	 * victim's instret, taken over where another vCPU had configured it
+	 * twice, stood still (2 fuzz-pmu runs in 3).
 	 */
 	if (h->owner[p] && h->event_idx[p] == event_idx && h->event_data[p] == data &&
-	    h->flags[p] == flags && host_can(key, p) &&
-	    (!layout.event_exclusive || vpmu_phys_event_mapped(p, event_idx))) {
+	    h->flags[p] == flags && host_can(key, p) && counts_as_taken(v, h, p, event_idx)) {
 		h->owner[p] = v;
 		return true;
 	}
@@ -736,7 +767,7 @@ static void probe_capabilities(void)
  */
 void vpmu_hart_init(void)
 {
-	for (unsigned int p = FIRST_PROG; layout.available && p < layout.num_hw; p++)
+	for (unsigned int p = FIRST_PROG; vpmu_offered && p < layout.num_hw; p++)
 		if (is_hw(p) && !vpmu_phys_config(p, host_flags(0), EV_INSTRET, 0).error)
 			vpmu_phys_stop(p, 1);
 }
@@ -795,6 +826,7 @@ void vpmu_global_init(void)
 	uint32_t wide;
 
 	__builtin_memset(&layout, 0, sizeof(layout));
+	vpmu_offered = false;
 	if (!vpmu_phys_available()) {
 		hv_printf("vpmu: the host has no SBI PMU: not offered to guests\n");
 		return;
@@ -821,7 +853,7 @@ void vpmu_global_init(void)
 		if (is_hw(p) && layout.hw_width_mask[p] == ~0ULL)
 			wide |= 1U << p;
 	vpmu_phys_set_wide(wide); /* before the probes start counters */
-	layout.available = true;
+	vpmu_offered = true;
 	layout.sscofpmf = vpmu_host_has_sscofpmf();
 	probe_capabilities();
 	keep_filtered_counters();
@@ -894,7 +926,7 @@ void vpmu_probe_other_harts(void)
 	uint64_t one, two, other;
 	bool ok1, ok2, ok3;
 
-	if (!layout.available || !p || !layout.prog_counts[1])
+	if (!vpmu_offered || !p || !layout.prog_counts[1])
 		return;
 	/* Does this hart count instructions exactly (QEMU -icount), not time? */
 	one = probe_count(p, PROBE_ITERS, false, &ok1);
@@ -913,11 +945,6 @@ void vpmu_probe_other_harts(void)
 bool vpmu_counts_other_harts(void)
 {
 	return layout.other_harts;
-}
-
-bool vpmu_available(void)
-{
-	return layout.available;
 }
 
 unsigned int vpmu_num_hw(void)
@@ -947,7 +974,7 @@ void vpmu_vcpu_init(struct vpmu *v)
 	unsigned int i;
 
 	__builtin_memset(v, 0, sizeof(*v));
-	v->policy = &no_policy;
+	vpmu_vcpu_set_policy(v, NULL);
 	v->deadline = UINT64_MAX;
 	v->backoff = DEADLINE_MIN_TICKS;
 	for (i = 0; i < VPMU_MAX_COUNTERS; i++)
@@ -957,6 +984,8 @@ void vpmu_vcpu_init(struct vpmu *v)
 void vpmu_vcpu_set_policy(struct vpmu *v, const struct vpmu_policy *p)
 {
 	v->policy = p ? p : &no_policy;
+	v->visible = visible_mask_of(v);
+	v->nr_visible = num_visible_of(v);
 }
 
 void vpmu_vcpu_reset(struct vpmu *v)
@@ -1057,7 +1086,7 @@ void vpmu_timer(struct vpmu *v)
 
 bool vpmu_overflow_available(void)
 {
-	return layout.available && layout.sscofpmf && layout.num_hw > FIRST_PROG;
+	return vpmu_offered && layout.sscofpmf && layout.num_hw > FIRST_PROG;
 }
 
 void vpmu_vcpu_put(struct vpmu *v)

@@ -111,6 +111,8 @@ struct vpmu {
 	bool loaded;		    /* between vpmu_vcpu_load and vpmu_vcpu_put on this hart */
 	struct vpmu_hart *resident; /* the hart its counters are configured on */
 	const struct vpmu_policy *policy; /* never NULL once initialised */
+	uint64_t visible;		  /* the counters it may use (layout and policy) */
+	unsigned int nr_visible;	  /* num_counters: the index space it sees */
 	/*
 	 * Earliest host time (timer ticks) at which a started counter of the
 	 * loaded vCPU may wrap: the core arms the hart's timer for it, so that
@@ -128,8 +130,12 @@ struct vpmu {
 void vpmu_global_init(void);
 /* Every other hart, once, when it starts (the boot hart's is part of global_init) */
 void vpmu_hart_init(void);
-/* Whether guests are offered the PMU extension (host has SBI PMU) */
-bool vpmu_available(void);
+/* Whether guests are offered the PMU extension (host has SBI PMU); inline: every call asks */
+extern bool vpmu_offered;
+static inline bool vpmu_available(void)
+{
+	return vpmu_offered;
+}
 void vpmu_vcpu_init(struct vpmu *v);
 /* The guest's policy (kept by reference; NULL: no restriction) */
 void vpmu_vcpu_set_policy(struct vpmu *v, const struct vpmu_policy *p);

@@ -81,6 +81,8 @@ int vpmu_phys_event_counts(unsigned int idx, unsigned long event_idx);
  * event to idx, not to another counter configured with it before.
  */
 bool vpmu_phys_event_mapped(unsigned int idx, unsigned long event_idx);
+/* The programmable counter of this hart the platform gives event_idx to, or -1 */
+int vpmu_phys_event_holder(unsigned long event_idx);
 /*
  * Boot probe: configure event_idx on counter idx with every privilege mode
  * inhibited, run a short loop, release. 1 if the counter stayed still (the

@@ -123,7 +123,6 @@ hs_trap_vector:
 	beqz	sp, hs_self_trap
 	/* sp = ctx, sscratch = guest sp */
 	sd	ra, CTX_REG(1)(sp)
-	sd	gp, CTX_REG(3)(sp)
 	sd	tp, CTX_REG(4)(sp)
 	sd	t0, CTX_REG(5)(sp)
 	sd	t1, CTX_REG(6)(sp)
@@ -151,11 +150,14 @@ hs_trap_vector:
 	li	t1, CAUSE_VS_ECALL
 	bne	t0, t1, hs_trap_long
 
-	/* the hypervisor's tp and gp from ctx_enter_guest's frame, its stack below it */
+	/*
+	 * The hypervisor's tp from ctx_enter_guest's frame, its stack below it.
+	 * gp stays the guest's: the hypervisor never uses it (no __global_pointer$,
+	 * so the linker relaxes nothing to it).
+	 */
 	mv	a0, sp
 	ld	t0, CTX_HV_SP(sp)
 	ld	tp, 13 * 8(t0)
-	ld	gp, 14 * 8(t0)
 	addi	sp, t0, -16
 	sd	a0, 0(sp)
 	call	sched_guest_ecall
@@ -168,7 +170,6 @@ hs_trap_vector:
 	csrw	sstatus, t0
 	csrw	sscratch, sp
 	ld	ra, CTX_REG(1)(sp)
-	ld	gp, CTX_REG(3)(sp)
 	ld	tp, CTX_REG(4)(sp)
 	ld	t0, CTX_REG(5)(sp)
 	ld	t1, CTX_REG(6)(sp)
@@ -190,6 +191,7 @@ hs_trap_vector:
 
 /* The long way: sp = ctx, sscratch = 0; the rest of the guest's state, then back to C */
 hs_trap_long:
+	sd	gp, CTX_REG(3)(sp)
 	sd	s0, CTX_REG(8)(sp)
 	sd	s1, CTX_REG(9)(sp)
 	sd	s2, CTX_REG(18)(sp)

@@ -316,6 +316,13 @@ bool vpmu_phys_event_mapped(unsigned int idx, unsigned long event_idx)
 	return fake.map[event_idx] == idx;
 }
 
+int vpmu_phys_event_holder(unsigned long event_idx)
+{
+	if (!(event_idx == 0x1 || event_idx == 0x2) || !fake.map[event_idx])
+		return -1;
+	return (int)fake.map[event_idx];
+}
+
 int vpmu_phys_event_counts(unsigned int idx, unsigned long event_idx)
 {
 	struct sbi_ret r = vpmu_phys_config(idx, 0, event_idx, 0);
