@@ -356,13 +356,18 @@ static bool sched_excl_enter(struct hart *h, struct vcpu *v, unsigned long now)
  * v's hardware counters are about to start (SBI START on its own hart):
  * take the token first, so that they never run while another hart does.
  */
+static __attribute__((noinline)) void sched_excl_wait_turn(struct hart *h)
+{
+	while (!excl_mine(h))
+		sched_excl_acquire(h);
+}
+
+/* On every counter start: no frame unless exclusive counting is on */
 void sched_excl_counting_starts(struct vcpu *v)
 {
-	struct hart *h = this_hart();
-
 	(void)v;
-	while (excl_enabled && !excl_mine(h))
-		sched_excl_acquire(h);
+	if (excl_enabled)
+		sched_excl_wait_turn(this_hart());
 }
 
 /* Whether a kick to hart h needs an IPI: a parked hart looks at its queue when released */

@@ -613,6 +613,40 @@ static void sync_hw(struct vpmu *v)
 	update_deadline(v);
 }
 
+/*
+ * After starts: counters started FAR_COUNTS or more below their top take no
+ * part in the deadline, so unless one started nearer, the one computed
+ * before still holds (the others' wraps are no nearer than it said).
+ */
+static bool near_top(unsigned int i, uint64_t value)
+{
+	return width_mask(i) - value < FAR_COUNTS;
+}
+
+static void sync_hw_started(struct vpmu *v, bool near)
+{
+	if (!v->loaded)
+		return;
+	vpmu_phys_set_counteren(vpmu_hcounteren(v));
+	if (near)
+		update_deadline(v);
+}
+
+/*
+ * After stops: likewise, only a counter stopped near its top had a part in
+ * the deadline. With none left started it goes at once: vpmu_timer looks
+ * only while some counter is started, and a deadline left in the past would
+ * make the hart's timer fire again and again.
+ */
+static void sync_hw_stopped(struct vpmu *v, bool near)
+{
+	if (!v->loaded)
+		return;
+	vpmu_phys_set_counteren(vpmu_hcounteren(v));
+	if (near || !v->started_hw)
+		update_deadline(v);
+}
+
 /* ------------------------------------------------------- state machine */
 
 enum vpmu_op {
@@ -1264,13 +1298,66 @@ struct sbi_ret vpmu_counter_config_matching(struct vpmu *v, unsigned long base, 
 	return ret_val(idx);
 }
 
+/* Start counter idx of a checked set; *near: close enough to its top to need a deadline */
+static long start_one(struct vpmu *v, unsigned int idx, const struct op_args *a, bool *near)
+{
+	long err = ctr_transition(v, idx, OP_START, a);
+
+	if (!err && is_hw(idx) && near_top(idx, v->ctr[idx].value))
+		*near = true;
+	return err;
+}
+
+/* Any set: the counters unconfigured refuse it whole, the others start from a->value */
+static __attribute__((noinline)) long start_set(struct vpmu *v, unsigned long base,
+						unsigned long mask, struct op_args *a,
+						const uint64_t *snap, bool *near, bool *already)
+{
+	unsigned int i;
+
+	for_each_bit (i, mask)
+		if (v->ctr[base + i].state == VPMU_CTR_UNCONFIGURED)
+			return SBI_ERR_INVALID_PARAM;
+	for_each_bit (i, mask) {
+		if (snap)
+			a->value = snap[i];
+		if (start_one(v, (unsigned int)(base + i), a, near) == SBI_ERR_ALREADY_STARTED)
+			*already = true;
+	}
+	return SBI_SUCCESS;
+}
+
+/* INIT_SNAPSHOT: each counter of the set from its slot of the snapshot area */
+static __attribute__((noinline)) long start_from_snapshot(struct vpmu *v, unsigned long base,
+							  unsigned long mask, bool *near,
+							  bool *already)
+{
+	struct op_args a = {0, 0, 0, -1, true, 0};
+	unsigned int top = 63 - (unsigned int)__builtin_clzl(mask), i;
+	uint64_t snap[64];
+
+	for_each_bit (i, mask)
+		if (v->ctr[base + i].state == VPMU_CTR_UNCONFIGURED)
+			return SBI_ERR_INVALID_PARAM;
+	if (!v->shmem_set)
+		return SBI_ERR_NO_SHMEM;
+	if (vpmu_host_read_guest(v, v->shmem_gpa + SBI_PMU_SNAPSHOT_VALUES_OFFSET, snap,
+				 (top + 1) * sizeof(uint64_t)))
+		return SBI_ERR_FAILED;
+	return start_set(v, base, mask, &a, snap, near, already);
+}
+
+/*
+ * One counter (what Linux starts at every context switch) without the set
+ * walks, so without their registers saved; the same transition.
+ */
 struct sbi_ret vpmu_counter_start(struct vpmu *v, unsigned long base, unsigned long mask,
 				  unsigned long flags, uint64_t ival)
 {
-	struct op_args a = {0, 0, 0, -1, false, ival};
-	uint64_t snap[64];
-	bool already = false;
-	unsigned int i;
+	struct op_args a = {0, 0, 0, -1, (flags & SBI_PMU_START_FLAG_SET_INIT_VALUE) != 0, ival};
+	bool already = false, near = false;
+	unsigned int idx;
+	long err;
 
 	if (flags & ~SBI_PMU_START_FLAG_MASK)
 		return ret_err(SBI_ERR_INVALID_PARAM);
@@ -1279,36 +1366,28 @@ struct sbi_ret vpmu_counter_start(struct vpmu *v, unsigned long base, unsigned l
 		return ret_err(SBI_ERR_INVALID_PARAM);
 	if (check_set(v, base, mask))
 		return ret_err(SBI_ERR_INVALID_PARAM);
-	for_each_bit (i, mask)
-		if (v->ctr[base + i].state == VPMU_CTR_UNCONFIGURED)
+	if (flags & SBI_PMU_START_FLAG_INIT_SNAPSHOT)
+		err = start_from_snapshot(v, base, mask, &near, &already);
+	else if (mask & (mask - 1))
+		err = start_set(v, base, mask, &a, NULL, &near, &already);
+	else {
+		idx = (unsigned int)base + lowest_bit(mask);
+		if (v->ctr[idx].state == VPMU_CTR_UNCONFIGURED)
 			return ret_err(SBI_ERR_INVALID_PARAM);
-	if (flags & SBI_PMU_START_FLAG_INIT_SNAPSHOT) {
-		unsigned int top = 63 - (unsigned int)__builtin_clzl(mask);
-
-		if (!v->shmem_set)
-			return ret_err(SBI_ERR_NO_SHMEM);
-		if (vpmu_host_read_guest(v, v->shmem_gpa + SBI_PMU_SNAPSHOT_VALUES_OFFSET, snap,
-					 (top + 1) * sizeof(uint64_t)))
-			return ret_err(SBI_ERR_FAILED);
+		err = start_one(v, idx, &a, &near);
+		already = err == SBI_ERR_ALREADY_STARTED;
+		err = SBI_SUCCESS;
 	}
-	a.set_value =
-		flags & (SBI_PMU_START_FLAG_SET_INIT_VALUE | SBI_PMU_START_FLAG_INIT_SNAPSHOT);
-
-	for_each_bit (i, mask) {
-		if (flags & SBI_PMU_START_FLAG_INIT_SNAPSHOT)
-			a.value = snap[i];
-		if (ctr_transition(v, (unsigned int)(base + i), OP_START, &a) ==
-		    SBI_ERR_ALREADY_STARTED)
-			already = true;
-	}
-	sync_hw(v);
+	if (err)
+		return ret_err(err);
+	sync_hw_started(v, near);
 	return ret_err(already ? SBI_ERR_ALREADY_STARTED : SBI_SUCCESS);
 }
 
 struct sbi_ret vpmu_counter_stop(struct vpmu *v, unsigned long base, unsigned long mask,
 				 unsigned long flags)
 {
-	bool already = false, snap = flags & SBI_PMU_STOP_FLAG_TAKE_SNAPSHOT;
+	bool already = false, near = false, snap = flags & SBI_PMU_STOP_FLAG_TAKE_SNAPSHOT;
 	uint64_t ovf = 0;
 	long err = SBI_SUCCESS;
 	unsigned int i;
@@ -1350,11 +1429,13 @@ struct sbi_ret vpmu_counter_stop(struct vpmu *v, unsigned long base, unsigned lo
 		}
 		if (flags & SBI_PMU_STOP_FLAG_RESET)
 			ctr_transition(v, idx, OP_RESET, NULL);
+		if (prev == VPMU_CTR_STARTED && is_hw(idx) && near_top(idx, c->value))
+			near = true;
 	}
 	if (snap &&
 	    vpmu_host_write_guest(v, v->shmem_gpa + SBI_PMU_SNAPSHOT_OVF_OFFSET, &ovf, sizeof(ovf)))
 		err = SBI_ERR_FAILED;
-	sync_hw(v);
+	sync_hw_stopped(v, near);
 	if (err)
 		return ret_err(err);
 	return ret_err(already ? SBI_ERR_ALREADY_STOPPED : SBI_SUCCESS);

@@ -1407,6 +1407,31 @@ static void test_deadline_only_near_wraps(void **state)
 }
 
 /*
+ * Starts and stops far from the top leave the deadline alone (it still
+ * bounds the wraps of the others), but a stop that leaves nothing started
+ * clears it: here the near counter wrapped, so it stops far from its top,
+ * and a deadline left in the past would fire the hart's timer forever
+ * (vpmu_timer looks only while a counter is started).
+ */
+static void test_deadline_kept_by_far_changes(void **state)
+{
+	uint64_t d;
+
+	(void)state;
+	cfg_start(4, 1, EV_DTLB_RD, -5000UL);
+	d = v->deadline;
+	assert_int_equal(d, fake.now + 4999 / 100 + 1);
+	cfg_start(3, 1, EV_INSTR, 0x8000000000000001UL);
+	assert_int_equal(v->deadline, d);
+	assert_int_equal(STOP(3, 1, 0).error, SBI_SUCCESS);
+	assert_int_equal(v->deadline, d);
+	fake_advance(6000); /* counter 4 wraps: 1000 */
+	assert_int_equal(STOP(4, 1, 0).error, SBI_SUCCESS);
+	assert_int_equal(v->ctr[4].value, 1000);
+	assert_int_equal(v->deadline, UINT64_MAX);
+}
+
+/*
  * scountovf: a guest reads its own overflow bits (trapped read), and the
  * OF bits other vCPUs' stopped counters carry are gone from the hart when
  * it runs (an untrapped read sees the hart's register).
@@ -1950,6 +1975,7 @@ int main(void)
 		T(test_spurious_lcofi_ignored),
 		T(test_deadline_backs_off),
 		T(test_deadline_only_near_wraps),
+		T(test_deadline_kept_by_far_changes),
 		T(test_scountovf_own_bits_only),
 		T(test_reset_forgets_overflow),
 		T(test_lowest_bit),
