@@ -265,46 +265,66 @@ static int classify(unsigned long event_idx, uint64_t data, int *key)
 }
 
 /*
- * Hardware counters that may count event_idx for v, in preference order.
- * Only cycles and instret may use a fixed counter (0 and 2), and they come
- * last: programmable counters have an overflow interrupt, so events there
- * can be sampled (OpenSBI places them the same way). On hosts that count
- * an event on one programmable counter per hart only (QEMU), a second
- * counter of the same event would read 0 there: then the fixed counter
- * comes first.
+ * Hardware counters that may count event_idx for v, and in which order: the
+ * programmable ones ascending, and for cycles and instret their fixed
+ * counter (*fixed, else -1) last: programmable counters have an overflow
+ * interrupt, so events there can be sampled (OpenSBI places them the same
+ * way). On hosts that count an event on one programmable counter per hart
+ * only (QEMU), a second counter of the same event would read 0 there: then
+ * the fixed counter comes first (*fixed_first), as it does where
+ * programmable counters cannot count the event at all.
  */
+static uint32_t hw_candidate_set(const struct vpmu *v, unsigned long event_idx, int *fixed,
+				 bool *fixed_first)
+{
+	int f = event_idx == EV_CYCLES ? 0 : event_idx == EV_INSTRET ? CTR_INSTRET : -1;
+	bool prog = f < 0 || layout.prog_counts[f == CTR_INSTRET];
+	uint32_t set = prog ? layout.hw_valid & ~((1U << FIRST_PROG) - 1) : 0;
+	bool first = !prog;
+	unsigned int i;
+
+	if (f >= 0 && prog && layout.event_exclusive)
+		for_each_bit (i, v->configured_hw & ~((1U << FIRST_PROG) - 1))
+			if (v->ctr[i].event_idx == event_idx) {
+				first = true;
+				break;
+			}
+	if (f >= 0 && is_hw((unsigned long)f))
+		set |= 1U << f;
+	else
+		f = -1;
+	*fixed = f;
+	*fixed_first = first;
+	return set;
+}
+
+/* The same, as a list in that order */
 static unsigned int hw_candidates(const struct vpmu *v, unsigned long event_idx,
 				  unsigned int out[VPMU_MAX_HW])
 {
-	int fixed = event_idx == EV_CYCLES ? 0 : event_idx == EV_INSTRET ? CTR_INSTRET : -1;
-	bool prog = fixed < 0 || layout.prog_counts[fixed == CTR_INSTRET];
-	bool fixed_first = false;
+	int fixed;
+	bool first;
+	uint32_t set = hw_candidate_set(v, event_idx, &fixed, &first);
 	unsigned int i, n = 0;
 
-	if (fixed >= 0 && layout.event_exclusive)
-		for (i = FIRST_PROG; i < layout.num_hw && !fixed_first; i++)
-			fixed_first = v->ctr[i].state != VPMU_CTR_UNCONFIGURED &&
-				      v->ctr[i].event_idx == event_idx;
-	if (fixed >= 0 && (fixed_first || !prog) && is_hw((unsigned long)fixed))
-		out[n++] = (unsigned int)fixed;
-	if (prog) {
-		for (i = FIRST_PROG; i < layout.num_hw; i++)
-			if (is_hw(i))
-				out[n++] = i;
+	if (fixed >= 0) {
+		set &= ~(1U << fixed);
+		if (first)
+			out[n++] = (unsigned int)fixed;
 	}
-	if (fixed >= 0 && prog && !fixed_first && is_hw((unsigned long)fixed))
+	for_each_bit (i, set)
+		out[n++] = i;
+	if (fixed >= 0 && !first)
 		out[n++] = (unsigned int)fixed;
 	return n;
 }
 
 static bool hw_candidate(const struct vpmu *v, unsigned long event_idx, unsigned int idx)
 {
-	unsigned int c[VPMU_MAX_HW], n = hw_candidates(v, event_idx, c), i;
+	int fixed;
+	bool first;
 
-	for (i = 0; i < n; i++)
-		if (c[i] == idx)
-			return true;
-	return false;
+	return idx < 32 && ((hw_candidate_set(v, event_idx, &fixed, &first) >> idx) & 1);
 }
 
 /* ---------------------------------------------------- physical counters */
@@ -316,14 +336,6 @@ static bool on_this_hart(const struct vpmu *v, unsigned int i)
 
 	return c->phys >= 0 && v->resident && v->resident == vpmu_host_hart() &&
 	       v->resident->owner[c->phys] == v;
-}
-
-/* A started hardware counter of the loaded vCPU, counting on its physical counter now */
-static bool running_here(const struct vpmu *v, unsigned int i)
-{
-	const struct vpmu_ctr *c = &v->ctr[i];
-
-	return v->loaded && c->state == VPMU_CTR_STARTED && c->synced && on_this_hart(v, i);
 }
 
 /*
@@ -458,6 +470,7 @@ static void phys_release(struct vpmu_hart *h, unsigned int p)
 {
 	vpmu_phys_stop(p, 1);
 	h->owner[p] = NULL;
+	h->owned &= ~(1U << p);
 }
 
 /* Physical counter q of hart h holds one of v's configured counters (not a stale entry) */
@@ -544,6 +557,7 @@ static bool phys_try_config(struct vpmu *v, unsigned int p, unsigned long guest_
 	if (h->owner[p] && h->event_idx[p] == event_idx && h->event_data[p] == data &&
 	    h->flags[p] == flags && host_can(key, p) && counts_as_taken(v, h, p, event_idx)) {
 		h->owner[p] = v;
+		h->owned |= 1U << p;
 		return true;
 	}
 	if (h->owner[p])
@@ -556,13 +570,18 @@ static bool phys_try_config(struct vpmu *v, unsigned int p, unsigned long guest_
 	 * vCPU, a stale one of ours) would leave ours at zero. v's own live
 	 * counters stay: the guest asked for the event twice, as on hardware.
 	 */
-	for (unsigned int q = FIRST_PROG; layout.event_exclusive && q < layout.num_hw; q++)
-		if (q != p && h->owner[q] && !owns_live(v, h, q) && h->event_idx[q] == event_idx &&
-		    h->event_data[q] == data)
-			phys_release(h, q);
+	if (layout.event_exclusive) {
+		unsigned int q;
+
+		for_each_bit (q, h->owned & ~(1U << p) & ~((1U << FIRST_PROG) - 1))
+			if (h->event_idx[q] == event_idx && h->event_data[q] == data &&
+			    !owns_live(v, h, q))
+				phys_release(h, q);
+	}
 	r = vpmu_phys_config(p, host_flags(guest_flags), event_idx, data);
 	if (r.error == SBI_SUCCESS && r.value == p) {
 		h->owner[p] = v;
+		h->owned |= 1U << p;
 		h->event_idx[p] = (uint32_t)event_idx;
 		h->event_data[p] = data;
 		h->flags[p] = flags;
@@ -1034,7 +1053,7 @@ void vpmu_vcpu_reset(struct vpmu *v)
 	vpmu_vcpu_init(v);
 	v->nr_overflows = nr_overflows; /* statistics outlive a reset */
 	v->nr_unsignalled = nr_unsignalled;
-	v->policy = policy;
+	vpmu_vcpu_set_policy(v, policy); /* and what it lets the guest see */
 	v->loaded = loaded;
 	if (loaded)
 		v->resident = vpmu_host_hart();
@@ -1070,13 +1089,12 @@ void vpmu_vcpu_load(struct vpmu *v)
 	for_each_bit (i, of)
 		if (i < layout.num_hw && h->owner[i] && !owns_live(v, h, i))
 			phys_release(h, i);
-	for (i = 0; i < layout.num_hw; i++) {
+	for_each_bit (i, v->configured_hw) {
 		struct vpmu_ctr *c = &v->ctr[i];
 
-		if (!is_hw(i) || c->state == VPMU_CTR_UNCONFIGURED)
-			continue;
-		/* still here, and its value unchanged since it was put */
-		if (on_this_hart(v, i) && (c->state != VPMU_CTR_STARTED || c->synced)) {
+		/* still here (on_this_hart: resident is h), its value unchanged since it was put */
+		if (c->phys >= 0 && h->owner[c->phys] == v &&
+		    (c->state != VPMU_CTR_STARTED || c->synced)) {
 			if (c->state == VPMU_CTR_STARTED)
 				cont |= 1U << i;
 			continue;
@@ -1125,15 +1143,20 @@ bool vpmu_overflow_available(void)
 
 void vpmu_vcpu_put(struct vpmu *v)
 {
+	const struct vpmu_hart *h = v->resident;
 	unsigned int i;
 	uint32_t run = 0;
 
 	if (!v->loaded)
 		return;
-	/* one stop for every running counter; they stay configured here */
-	for_each_bit (i, v->started_hw)
-		if (running_here(v, i))
-			run |= 1U << i;
+	/* one stop for every counter counting on its physical counter here now */
+	if (h && h == vpmu_host_hart())
+		for_each_bit (i, v->started_hw) {
+			const struct vpmu_ctr *c = &v->ctr[i];
+
+			if (c->synced && c->phys >= 0 && h->owner[c->phys] == v)
+				run |= 1U << i;
+		}
 	if (run) {
 		vpmu_phys_stop_mask(run);
 		for_each_bit (i, run)
@@ -1229,6 +1252,29 @@ struct sbi_ret vpmu_counter_get_info(struct vpmu *v, unsigned long idx)
 				  : layout.hw_info[array_index_nospec(idx, VPMU_MAX_HW)]);
 }
 
+/* Configure the first counter of set (in hw_candidate_set's order) that takes the event */
+static long config_first(struct vpmu *v, uint32_t set, int fixed, bool fixed_first,
+			 const struct op_args *a, unsigned int *idx)
+{
+	uint32_t f = fixed >= 0 ? set & (1U << fixed) : 0;
+	unsigned int i;
+
+	if (f && fixed_first && !ctr_transition(v, (unsigned int)fixed, OP_CONFIG, a)) {
+		*idx = (unsigned int)fixed;
+		return SBI_SUCCESS;
+	}
+	for_each_bit (i, set & ~f)
+		if (!ctr_transition(v, i, OP_CONFIG, a)) {
+			*idx = i;
+			return SBI_SUCCESS;
+		}
+	if (f && !fixed_first && !ctr_transition(v, (unsigned int)fixed, OP_CONFIG, a)) {
+		*idx = (unsigned int)fixed;
+		return SBI_SUCCESS;
+	}
+	return SBI_ERR_NOT_SUPPORTED;
+}
+
 struct sbi_ret vpmu_counter_config_matching(struct vpmu *v, unsigned long base, unsigned long mask,
 					    unsigned long flags, unsigned long event_idx,
 					    uint64_t event_data)
@@ -1261,27 +1307,34 @@ struct sbi_ret vpmu_counter_config_matching(struct vpmu *v, unsigned long base, 
 		 * Any counter that is not started may be chosen: unconfigured
 		 * ones first, then configured but stopped ones (reconfigured).
 		 */
-		unsigned int c[VPMU_MAX_COUNTERS], n = 0, pass;
-
 		if (kind == EVK_FW) {
-			for (i = 0; i < 64; i++)
-				if (((mask >> i) & 1) && is_fw(base + i))
-					c[n++] = (unsigned int)(base + i);
-		} else {
-			unsigned int h[VPMU_MAX_HW], nh = hw_candidates(v, event_idx, h);
+			/* check_set: mask << base lost no bit */
+			uint64_t set = (mask << base) & ((1ULL << num_total()) - 1) &
+				       ~((1ULL << layout.num_hw) - 1);
+			unsigned int pass;
 
-			for (i = 0; i < nh; i++)
-				if (h[i] >= base && h[i] - base < 64 &&
-				    ((mask >> (h[i] - base)) & 1) && ((allowed >> h[i]) & 1))
-					c[n++] = h[i];
-		}
-		for (pass = 0; pass < 2 && err; pass++)
-			for (i = 0; i < n && err; i++) {
-				idx = c[i];
-				if (v->ctr[idx].state ==
-				    (pass ? VPMU_CTR_CONFIGURED : VPMU_CTR_UNCONFIGURED))
+			for (pass = 0; pass < 2 && err; pass++)
+				for_each_bit (i, set) {
+					if (v->ctr[i].state !=
+					    (pass ? VPMU_CTR_CONFIGURED : VPMU_CTR_UNCONFIGURED))
+						continue;
+					idx = i;
 					err = ctr_transition(v, idx, OP_CONFIG, &a);
-			}
+					if (!err)
+						break;
+				}
+		} else {
+			int fixed;
+			bool first;
+			/* check_set: mask << base lost no bit; hardware counters are below 32 */
+			uint32_t set = hw_candidate_set(v, event_idx, &fixed, &first) & allowed &
+				       (uint32_t)(mask << base);
+
+			err = config_first(v, set & ~v->configured_hw, fixed, first, &a, &idx);
+			if (err)
+				err = config_first(v, set & v->configured_hw & ~v->started_hw,
+						   fixed, first, &a, &idx);
+		}
 	}
 	if (err) {
 		sync_hw(v); /* a refused reconfiguration reloads the old event */
@@ -1513,18 +1566,21 @@ _Static_assert(sizeof(struct event_info_entry) == 16, "SBI v3.0 event info entry
 static bool hw_event_supported(struct vpmu *v, unsigned long event_idx, uint64_t data, int key,
 			       uint32_t allowed)
 {
-	unsigned int c[VPMU_MAX_HW], n = hw_candidates(v, event_idx, c), i;
+	unsigned int c[VPMU_MAX_HW], n, i;
 
+	if (key >= 0) { /* the boot probe's answer: any candidate will do */
+		int fixed;
+		bool first;
+
+		return (hw_candidate_set(v, event_idx, &fixed, &first) & allowed &
+			layout.can[key]) != 0;
+	}
+	n = hw_candidates(v, event_idx, c);
 	for (i = 0; i < n; i++) {
 		unsigned int p = c[i];
 
 		if (!((allowed >> p) & 1))
 			continue;
-		if (key >= 0) {
-			if (host_can(key, p))
-				return true;
-			continue;
-		}
 		if (v->ctr[p].state != VPMU_CTR_UNCONFIGURED) {
 			if (v->ctr[p].event_idx == event_idx && v->ctr[p].event_data == data)
 				return true;

@@ -51,6 +51,7 @@ struct vpmu_policy {
 struct vpmu;
 struct vpmu_hart {
 	struct vpmu *owner[VPMU_MAX_HW];
+	uint32_t owned;			 /* the counters with an owner */
 	uint32_t event_idx[VPMU_MAX_HW]; /* what each owned counter is configured for */
 	uint64_t event_data[VPMU_MAX_HW];
 	uint8_t flags[VPMU_MAX_HW]; /* ... and with these host filter flags */

@@ -1559,6 +1559,23 @@ static void test_vcpu_reset(void **state)
 	assert_int_equal(CFG(0, ALLMASK, 0, EV_INSTR, 0).value, 3);
 }
 
+/* A reset (HSM stop, reboot) keeps the guest's policy, and what it hides stays hidden */
+static void test_reset_keeps_policy(void **state)
+{
+	static const struct vpmu_policy pol = {.counters_mask = 0x18, .no_firmware = true};
+
+	(void)state;
+	vpmu_vcpu_set_policy(v, &pol);
+	assert_int_equal(NUM().value, NHW);
+	assert_int_equal(INFO(5).error, SBI_ERR_INVALID_PARAM);
+	vpmu_vcpu_reset(v);
+	assert_int_equal(NUM().value, NHW);
+	assert_int_equal(INFO(3).error, SBI_SUCCESS);
+	assert_int_equal(INFO(5).error, SBI_ERR_INVALID_PARAM);
+	assert_int_equal(CFG(0, 0x18, 0, EV_DTLB_RD, 0).value, 3);
+	vpmu_vcpu_set_policy(v, NULL);
+}
+
 static void test_state_machine(void **state)
 {
 	(void)state;
@@ -1994,6 +2011,7 @@ int main(void)
 		T(test_move_to_other_hart),
 		T(test_fw_counts_while_put),
 		T(test_vcpu_reset),
+		T(test_reset_keeps_policy),
 		T(test_state_machine),
 		T(test_shmem_errors),
 		T(test_shmem_set_zeroes_and_disable),
