@@ -813,9 +813,9 @@ static void sched_enter_guest(struct hart *h, struct vcpu *v)
 		vcpu_fold_pending(v);
 		sched_before_entry(h, v);
 		vcpu_arch_run(v);
-		if (h->exit_handled) {
+		if (h->exit_handled) { /* the short way found the scheduler must look */
 			h->exit_handled = false;
-			continue;
+			break;
 		}
 		sched_after_exit(h, v);
 		vcpu_handle_exit(v);

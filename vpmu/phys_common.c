@@ -89,6 +89,27 @@ const char *vpmu_phys_init(void)
 	return "counter delegation (Smcdeleg/Ssccfg CSRs in HS-mode)";
 }
 
+/* ------------------------------------------------------ QEMU quirk 2 */
+
+int phys_holder_of(const struct vpmu_hart *h, unsigned long ev)
+{
+	for (unsigned int q = PHYS_FIRST_PROG; q < VPMU_MAX_HW; q++)
+		if (h->phys_ev[q] == ev)
+			return (int)q;
+	return -1;
+}
+
+int vpmu_phys_event_holder(unsigned long event_idx)
+{
+	return phys_holder_of(vpmu_host_hart(), event_idx);
+}
+
+bool vpmu_phys_event_mapped(unsigned int idx, unsigned long event_idx)
+{
+	return idx < PHYS_FIRST_PROG || idx >= VPMU_MAX_HW ||
+	       vpmu_host_hart()->phys_ev[idx] == event_idx;
+}
+
 /* ------------------------------------------------------ QEMU quirk 5 */
 
 static uint32_t wide; /* programmable counters 64 bits wide, the same on every hart */
@@ -295,25 +316,6 @@ static __attribute__((noinline)) uint64_t read_biased(unsigned int idx)
 }
 
 /* Two tail calls: the common read builds no stack frame */
-int phys_holder_of(const struct vpmu_hart *h, unsigned long ev)
-{
-	for (unsigned int q = PHYS_FIRST_PROG; q < VPMU_MAX_HW; q++)
-		if (h->phys_ev[q] == ev)
-			return (int)q;
-	return -1;
-}
-
-int vpmu_phys_event_holder(unsigned long event_idx)
-{
-	return phys_holder_of(vpmu_host_hart(), event_idx);
-}
-
-bool vpmu_phys_event_mapped(unsigned int idx, unsigned long event_idx)
-{
-	return idx < PHYS_FIRST_PROG || idx >= VPMU_MAX_HW ||
-	       vpmu_host_hart()->phys_ev[idx] == event_idx;
-}
-
 uint64_t vpmu_phys_read(unsigned int idx)
 {
 	if (idx < 32 && ((ever_biased >> idx) & 1))

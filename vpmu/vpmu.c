@@ -142,16 +142,19 @@ static bool is_hw(unsigned long idx)
 	return idx < layout.num_hw && ((layout.hw_valid >> idx) & 1);
 }
 
-/* The counters this guest may use: the host has them and the policy allows them */
-static uint64_t visible_mask_of(const struct vpmu *v)
+/* The firmware counters' indices, above the hardware ones */
+static uint64_t fw_counters(void)
 {
-	uint64_t m = hw_allowed(v);
 	unsigned int n = num_total();
 
 	_Static_assert(VPMU_MAX_COUNTERS < 64, "counter masks: no shift reaches 64");
-	if (n > layout.num_hw && n < 64 && !v->policy->no_firmware)
-		m |= ((1ULL << n) - 1) & ~((1ULL << layout.num_hw) - 1);
-	return m;
+	return n > layout.num_hw && n < 64 ? ((1ULL << n) - 1) & ~((1ULL << layout.num_hw) - 1) : 0;
+}
+
+/* The counters this guest may use: the host has them and the policy allows them */
+static uint64_t visible_mask_of(const struct vpmu *v)
+{
+	return hw_allowed(v) | (v->policy->no_firmware ? 0 : fw_counters());
 }
 
 static uint64_t visible_mask(const struct vpmu *v)
@@ -624,46 +627,32 @@ static void phys_unload_ctr(struct vpmu *v, unsigned int i)
 }
 
 /* After every change of what runs: the hcounteren bits and the next deadline */
-static void sync_hw(struct vpmu *v)
+static void sync_hw_deadline(struct vpmu *v, bool deadline_moved)
 {
 	if (!v->loaded)
 		return;
 	vpmu_phys_set_counteren(vpmu_hcounteren(v));
-	update_deadline(v);
+	if (deadline_moved)
+		update_deadline(v);
+}
+
+static void sync_hw(struct vpmu *v)
+{
+	sync_hw_deadline(v, true);
 }
 
 /*
- * After starts: counters started FAR_COUNTS or more below their top take no
- * part in the deadline, so unless one started nearer, the one computed
- * before still holds (the others' wraps are no nearer than it said).
+ * Counters FAR_COUNTS or more below their top take no part in the deadline:
+ * unless a start or stop concerns a nearer one, the deadline computed
+ * before still holds (the others' wraps are no nearer than it said; after a
+ * stop it may be early, and then the timer finds nothing and computes it
+ * again). With none left started it goes at once: vpmu_timer looks only
+ * while some counter is started, and a deadline left in the past would make
+ * the hart's timer fire again and again.
  */
 static bool near_top(unsigned int i, uint64_t value)
 {
 	return width_mask(i) - value < FAR_COUNTS;
-}
-
-static void sync_hw_started(struct vpmu *v, bool near)
-{
-	if (!v->loaded)
-		return;
-	vpmu_phys_set_counteren(vpmu_hcounteren(v));
-	if (near)
-		update_deadline(v);
-}
-
-/*
- * After stops: likewise, only a counter stopped near its top had a part in
- * the deadline. With none left started it goes at once: vpmu_timer looks
- * only while some counter is started, and a deadline left in the past would
- * make the hart's timer fire again and again.
- */
-static void sync_hw_stopped(struct vpmu *v, bool near)
-{
-	if (!v->loaded)
-		return;
-	vpmu_phys_set_counteren(vpmu_hcounteren(v));
-	if (near || !v->started_hw)
-		update_deadline(v);
 }
 
 /* ------------------------------------------------------- state machine */
@@ -1309,8 +1298,7 @@ struct sbi_ret vpmu_counter_config_matching(struct vpmu *v, unsigned long base, 
 		 */
 		if (kind == EVK_FW) {
 			/* check_set: mask << base lost no bit */
-			uint64_t set = (mask << base) & ((1ULL << num_total()) - 1) &
-				       ~((1ULL << layout.num_hw) - 1);
+			uint64_t set = (mask << base) & fw_counters();
 			unsigned int pass;
 
 			for (pass = 0; pass < 2 && err; pass++)
@@ -1361,16 +1349,24 @@ static long start_one(struct vpmu *v, unsigned int idx, const struct op_args *a,
 	return err;
 }
 
-/* Any set: the counters unconfigured refuse it whole, the others start from a->value */
+/* A counter of the set is unconfigured: START refuses the set whole */
+static bool set_unconfigured(const struct vpmu *v, unsigned long base, unsigned long mask)
+{
+	unsigned int i;
+
+	for_each_bit (i, mask)
+		if (v->ctr[base + i].state == VPMU_CTR_UNCONFIGURED)
+			return true;
+	return false;
+}
+
+/* Any set (checked, none unconfigured): each counter from a->value, or its snapshot slot */
 static __attribute__((noinline)) long start_set(struct vpmu *v, unsigned long base,
 						unsigned long mask, struct op_args *a,
 						const uint64_t *snap, bool *near, bool *already)
 {
 	unsigned int i;
 
-	for_each_bit (i, mask)
-		if (v->ctr[base + i].state == VPMU_CTR_UNCONFIGURED)
-			return SBI_ERR_INVALID_PARAM;
 	for_each_bit (i, mask) {
 		if (snap)
 			a->value = snap[i];
@@ -1386,12 +1382,11 @@ static __attribute__((noinline)) long start_from_snapshot(struct vpmu *v, unsign
 							  bool *already)
 {
 	struct op_args a = {0, 0, 0, -1, true, 0};
-	unsigned int top = 63 - (unsigned int)__builtin_clzl(mask), i;
+	unsigned int top = 63 - (unsigned int)__builtin_clzl(mask);
 	uint64_t snap[64];
 
-	for_each_bit (i, mask)
-		if (v->ctr[base + i].state == VPMU_CTR_UNCONFIGURED)
-			return SBI_ERR_INVALID_PARAM;
+	if (set_unconfigured(v, base, mask))
+		return SBI_ERR_INVALID_PARAM;
 	if (!v->shmem_set)
 		return SBI_ERR_NO_SHMEM;
 	if (vpmu_host_read_guest(v, v->shmem_gpa + SBI_PMU_SNAPSHOT_VALUES_OFFSET, snap,
@@ -1422,7 +1417,9 @@ struct sbi_ret vpmu_counter_start(struct vpmu *v, unsigned long base, unsigned l
 	if (flags & SBI_PMU_START_FLAG_INIT_SNAPSHOT)
 		err = start_from_snapshot(v, base, mask, &near, &already);
 	else if (mask & (mask - 1))
-		err = start_set(v, base, mask, &a, NULL, &near, &already);
+		err = set_unconfigured(v, base, mask)
+			      ? SBI_ERR_INVALID_PARAM
+			      : start_set(v, base, mask, &a, NULL, &near, &already);
 	else {
 		idx = (unsigned int)base + lowest_bit(mask);
 		if (v->ctr[idx].state == VPMU_CTR_UNCONFIGURED)
@@ -1433,7 +1430,7 @@ struct sbi_ret vpmu_counter_start(struct vpmu *v, unsigned long base, unsigned l
 	}
 	if (err)
 		return ret_err(err);
-	sync_hw_started(v, near);
+	sync_hw_deadline(v, near); /* near_top */
 	return ret_err(already ? SBI_ERR_ALREADY_STARTED : SBI_SUCCESS);
 }
 
@@ -1488,7 +1485,7 @@ struct sbi_ret vpmu_counter_stop(struct vpmu *v, unsigned long base, unsigned lo
 	if (snap &&
 	    vpmu_host_write_guest(v, v->shmem_gpa + SBI_PMU_SNAPSHOT_OVF_OFFSET, &ovf, sizeof(ovf)))
 		err = SBI_ERR_FAILED;
-	sync_hw_stopped(v, near);
+	sync_hw_deadline(v, near || !v->started_hw); /* near_top */
 	if (err)
 		return ret_err(err);
 	return ret_err(already ? SBI_ERR_ALREADY_STOPPED : SBI_SUCCESS);

@@ -64,46 +64,24 @@ ctx_enter_guest:
 	sd	gp, 14 * 8(sp)
 	sd	sp, CTX_HV_SP(a0)
 
-	ld	t0, CTX_SEPC(a0)
-	csrw	sepc, t0
-	ld	t0, CTX_SSTATUS(a0)
-	csrw	sstatus, t0
+	/* what the short way keeps in place; the rest is ctx_resume's, in hs_trap_vector */
 	ld	t0, CTX_HSTATUS(a0)
 	csrw	hstatus, t0
-	csrw	sscratch, a0
-
-	ld	ra, CTX_REG(1)(a0)
-	ld	sp, CTX_REG(2)(a0)
-	ld	gp, CTX_REG(3)(a0)
-	ld	tp, CTX_REG(4)(a0)
-	ld	t0, CTX_REG(5)(a0)
-	ld	t1, CTX_REG(6)(a0)
-	ld	t2, CTX_REG(7)(a0)
-	ld	s0, CTX_REG(8)(a0)
-	ld	s1, CTX_REG(9)(a0)
-	ld	a1, CTX_REG(11)(a0)
-	ld	a2, CTX_REG(12)(a0)
-	ld	a3, CTX_REG(13)(a0)
-	ld	a4, CTX_REG(14)(a0)
-	ld	a5, CTX_REG(15)(a0)
-	ld	a6, CTX_REG(16)(a0)
-	ld	a7, CTX_REG(17)(a0)
-	ld	s2, CTX_REG(18)(a0)
-	ld	s3, CTX_REG(19)(a0)
-	ld	s4, CTX_REG(20)(a0)
-	ld	s5, CTX_REG(21)(a0)
-	ld	s6, CTX_REG(22)(a0)
-	ld	s7, CTX_REG(23)(a0)
-	ld	s8, CTX_REG(24)(a0)
-	ld	s9, CTX_REG(25)(a0)
-	ld	s10, CTX_REG(26)(a0)
-	ld	s11, CTX_REG(27)(a0)
-	ld	t3, CTX_REG(28)(a0)
-	ld	t4, CTX_REG(29)(a0)
-	ld	t5, CTX_REG(30)(a0)
-	ld	t6, CTX_REG(31)(a0)
-	ld	a0, CTX_REG(10)(a0)
-	sret
+	mv	sp, a0
+	ld	gp, CTX_REG(3)(sp)
+	ld	s0, CTX_REG(8)(sp)
+	ld	s1, CTX_REG(9)(sp)
+	ld	s2, CTX_REG(18)(sp)
+	ld	s3, CTX_REG(19)(sp)
+	ld	s4, CTX_REG(20)(sp)
+	ld	s5, CTX_REG(21)(sp)
+	ld	s6, CTX_REG(22)(sp)
+	ld	s7, CTX_REG(23)(sp)
+	ld	s8, CTX_REG(24)(sp)
+	ld	s9, CTX_REG(25)(sp)
+	ld	s10, CTX_REG(26)(sp)
+	ld	s11, CTX_REG(27)(sp)
+	j	ctx_resume
 
 /*
  * Every trap lands here. From a guest, sscratch holds its vcpu_ctx; from
@@ -163,7 +141,12 @@ hs_trap_vector:
 	call	sched_guest_ecall
 	ld	sp, 0(sp)
 	beqz	a0, hs_trap_long
-	/* answered: sepc and sstatus as C left them (hstatus is still the trap's) */
+	/*
+	 * Answered (hstatus is still the trap's). Also the end of ctx_enter_guest:
+	 * sp = ctx; sepc and sstatus as C left them, the registers a C call may
+	 * clobber, sp last.
+	 */
+ctx_resume:
 	ld	t0, CTX_SEPC(sp)
 	csrw	sepc, t0
 	ld	t0, CTX_SSTATUS(sp)
