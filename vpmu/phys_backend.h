@@ -41,6 +41,14 @@ bool phys_cdeleg_usable(void);
  * own start and stop, then starts it from value).
  */
 bool phys_quirk_stale_deadline(unsigned int idx, uint64_t value);
+/* Counters of mask run from far below their top: what the quirk does for those, at once */
+void phys_note_far(uint32_t mask);
+
+/* Far from the top: QEMU arms its overflow timer beyond INT64_MAX ns (2^63 + 1 included) */
+static inline bool phys_far_from_top(uint64_t v)
+{
+	return v == 0 || -v > (1ULL << 62);
+}
 #define PHYS_CONSUME_COUNTS 256
 
 /*

@@ -26,6 +26,7 @@
  * QEMU's quirks (both backends): phys_common.c.
  */
 #include "arch/riscv/cpu.h"
+#include "arch/riscv/csr.h"
 #include "arch/riscv/pmu_csr.h"
 #include "vpmu/bits.h"
 #include "vpmu/phys_backend.h"
@@ -246,27 +247,39 @@ static long phys_cdeleg_stop_mask(uint32_t mask)
 	return SBI_SUCCESS;
 }
 
+/*
+ * They continue from their values. Only the counters scountovf flags need
+ * their OF bits cleared, and only one near its top can need quirk 1: far
+ * ones just stay marked far, without a call (a vCPU switch's common case).
+ */
 static long phys_cdeleg_start_mask(uint32_t mask)
 {
-	uint32_t m = mask & ~7U;
+	uint32_t m = mask & ~7U, far = 0;
+	uint32_t of = m & (uint32_t)csr_read(CSR_SCOUNTOVF);
 
-	/* they continue from their values; only their OF bits need clearing */
 	while (m) {
 		unsigned int i = lowest_bit(m);
-		unsigned long e;
+		uint64_t v;
 
 		m &= m - 1;
 		cdeleg_select(i);
-		if (phys_quirk_stale_deadline(i, cdeleg_ctr_read())) {
-			uint64_t v = cdeleg_ctr_read();
-
+		v = cdeleg_ctr_read();
+		if (phys_far_from_top(v)) {
+			far |= 1U << i;
+		} else if (phys_quirk_stale_deadline(i, v)) {
 			consume_stale_deadline(i);
 			cdeleg_select(i);
 			cdeleg_ctr_write(v);
 		}
-		e = cdeleg_cfg_read();
-		if (e & MHPMEVENT_OF)
-			cdeleg_cfg_write(e & ~MHPMEVENT_OF);
+	}
+	if (far)
+		phys_note_far(far);
+	while (of) {
+		unsigned int i = lowest_bit(of);
+
+		of &= of - 1;
+		cdeleg_select(i);
+		cdeleg_cfg_write(cdeleg_cfg_read() & ~MHPMEVENT_OF);
 	}
 	scountinhibit_clear(mask & ~2U);
 	return SBI_SUCCESS;

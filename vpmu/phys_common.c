@@ -185,7 +185,11 @@ long vpmu_phys_start(unsigned int idx, uint64_t value)
 	return SBI_SUCCESS;
 }
 
-/* A stopped counter keeps its phys_low bit until released: fewer hart lookups, more bias */
+/*
+ * A stopped counter keeps its phys_low bit until released: fewer hart
+ * lookups, more bias, and a vCPU switch's masked start finds its counters
+ * checked already (vpmu_phys_start_mask)
+ */
 long vpmu_phys_stop(unsigned int idx, int reset)
 {
 	if (reset && idx < 32)
@@ -195,7 +199,6 @@ long vpmu_phys_stop(unsigned int idx, int reset)
 
 long vpmu_phys_stop_mask(uint32_t mask)
 {
-	vpmu_host_hart()->phys_low &= ~mask;
 	return ops->stop_mask(mask);
 }
 
@@ -207,8 +210,13 @@ long vpmu_phys_stop_mask(uint32_t mask)
 long vpmu_phys_start_mask(uint32_t mask)
 {
 	struct vpmu_hart *h = vpmu_host_hart();
-	uint32_t timed =
-		mask & wide & (h->phys_cyc | h->phys_ins) & ~(h->phys_bias63 | h->phys_bias62);
+	/*
+	 * One already running low was checked when it started low: no pair
+	 * has formed since (a counter of the other event starting low then
+	 * was biased), so it continues as it is.
+	 */
+	uint32_t timed = mask & wide & (h->phys_cyc | h->phys_ins) &
+			 ~(h->phys_bias63 | h->phys_bias62 | h->phys_low);
 	uint32_t alone = 0;
 	long err = SBI_SUCCESS;
 
@@ -237,20 +245,30 @@ long vpmu_phys_start_mask(uint32_t mask)
 
 /* ------------------------------------------------------ QEMU quirk 1 */
 
-/* Far from the top: QEMU arms its overflow timer beyond INT64_MAX ns (2^63 + 1 included) */
-#define FAR_FROM_TOP(v) ((v) == 0 || -(v) > (1ULL << 62))
-
-bool phys_quirk_stale_deadline(unsigned int idx, uint64_t value)
+static struct vpmu_hart *far_init(void)
 {
 	struct vpmu_hart *h = vpmu_host_hart();
 
-	if (idx < PHYS_FIRST_PROG || idx >= 32)
-		return false;
 	if (!h->phys_init) { /* the firmware and the boot probes started every counter far */
 		h->phys_far = ~0U;
 		h->phys_init = true;
 	}
-	if (FAR_FROM_TOP(value)) {
+	return h;
+}
+
+void phys_note_far(uint32_t mask)
+{
+	far_init()->phys_far |= mask;
+}
+
+bool phys_quirk_stale_deadline(unsigned int idx, uint64_t value)
+{
+	struct vpmu_hart *h;
+
+	if (idx < PHYS_FIRST_PROG || idx >= 32)
+		return false;
+	h = far_init();
+	if (phys_far_from_top(value)) {
 		h->phys_far |= 1U << idx;
 		return false;
 	}

@@ -333,12 +333,49 @@ static bool hw_candidate(const struct vpmu *v, unsigned long event_idx, unsigned
 /* ---------------------------------------------------- physical counters */
 
 /* Counter i of v is configured on the physical counter of the hart we run on */
+static bool is_placed(const struct vpmu *v, unsigned int i)
+{
+	return i < VPMU_MAX_HW && ((v->placed >> i) & 1);
+}
+
+static bool is_synced(const struct vpmu *v, unsigned int i)
+{
+	return i < VPMU_MAX_HW && ((v->synced >> i) & 1);
+}
+
+static void set_placed(struct vpmu *v, unsigned int i, bool on)
+{
+	uint32_t bit = 1U << (i % VPMU_MAX_HW);
+
+	v->placed = on ? v->placed | bit : v->placed & ~bit;
+}
+
+static void set_synced(struct vpmu *v, unsigned int i, bool on)
+{
+	uint32_t bit = 1U << (i % VPMU_MAX_HW);
+
+	v->synced = on ? v->synced | bit : v->synced & ~bit;
+}
+
+/* Those of mask whose physical counters on hart h v still owns (nobody took them since) */
+static uint32_t still_owned(const struct vpmu *v, const struct vpmu_hart *h, uint32_t mask)
+{
+	uint32_t m = mask;
+
+	while (m) {
+		unsigned int i = lowest_bit(m);
+
+		m &= m - 1;
+		if (h->owner[i] != v)
+			mask &= ~(1U << i);
+	}
+	return mask;
+}
+
 static bool on_this_hart(const struct vpmu *v, unsigned int i)
 {
-	const struct vpmu_ctr *c = &v->ctr[i];
-
-	return c->phys >= 0 && v->resident && v->resident == vpmu_host_hart() &&
-	       v->resident->owner[c->phys] == v;
+	return is_placed(v, i) && v->resident && v->resident == vpmu_host_hart() &&
+	       v->resident->owner[i] == v;
 }
 
 /*
@@ -376,19 +413,10 @@ static void clear_overflow(struct vpmu *v, unsigned int i)
 static __attribute__((noinline)) uint32_t on_hart_now(const struct vpmu *v, uint32_t run)
 {
 	const struct vpmu_hart *h = v->resident;
-	uint32_t m = run;
 
 	if (!h || h != vpmu_host_hart())
 		return 0;
-	while (m) {
-		unsigned int i = lowest_bit(m);
-		const struct vpmu_ctr *c = &v->ctr[i];
-
-		m &= m - 1;
-		if (!c->synced || c->phys < 0 || h->owner[c->phys] != v)
-			run &= ~(1U << i);
-	}
-	return run;
+	return still_owned(v, h, run & v->synced & v->placed);
 }
 
 /*
@@ -408,8 +436,7 @@ static void scan_overflows(struct vpmu *v)
 	unsigned int i;
 
 	for_each_bit (i, running_unwrapped(v))
-		if ((vpmu_phys_read((unsigned int)v->ctr[i].phys) & width_mask(i)) <
-		    v->ctr[i].value)
+		if ((vpmu_phys_read(i) & width_mask(i)) < v->ctr[i].value)
 			record_overflow(v, i);
 }
 
@@ -421,7 +448,7 @@ static __attribute__((noinline)) uint64_t deadline_of(struct vpmu *v, uint32_t r
 	for_each_bit (i, run) {
 		uint64_t w = width_mask(i), left, wait;
 
-		left = w - (vpmu_phys_read((unsigned int)v->ctr[i].phys) & w);
+		left = w - (vpmu_phys_read(i) & w);
 		if (left >= FAR_COUNTS)
 			continue;
 		wait = left / layout.counts_per_tick + 1;
@@ -474,12 +501,13 @@ static void phys_release(struct vpmu_hart *h, unsigned int p)
 	vpmu_phys_stop(p, 1);
 	h->owner[p] = NULL;
 	h->owned &= ~(1U << p);
+	h->owners_changed++;
 }
 
 /* Physical counter q of hart h holds one of v's configured counters (not a stale entry) */
 static bool owns_live(const struct vpmu *v, const struct vpmu_hart *h, unsigned int q)
 {
-	return h->owner[q] == v && v->resident == h && v->ctr[q].phys == (int)q &&
+	return h->owner[q] == v && v->resident == h && is_placed(v, q) &&
 	       v->ctr[q].state != VPMU_CTR_UNCONFIGURED;
 }
 
@@ -510,7 +538,8 @@ static void phys_undo(struct vpmu *v, unsigned long q)
 	vpmu_phys_config((unsigned int)q, host_flags(c->flags), c->event_idx, c->event_data);
 	if (run) {
 		phys_prepare_start(v);
-		c->synced = vpmu_phys_start((unsigned int)q, c->value) == SBI_SUCCESS;
+		set_synced(v, (unsigned int)q,
+			   vpmu_phys_start((unsigned int)q, c->value) == SBI_SUCCESS);
 	}
 }
 
@@ -561,6 +590,7 @@ static bool phys_try_config(struct vpmu *v, unsigned int p, unsigned long guest_
 	    h->flags[p] == flags && host_can(key, p) && counts_as_taken(v, h, p, event_idx)) {
 		h->owner[p] = v;
 		h->owned |= 1U << p;
+		h->owners_changed++;
 		return true;
 	}
 	if (h->owner[p])
@@ -585,6 +615,7 @@ static bool phys_try_config(struct vpmu *v, unsigned int p, unsigned long guest_
 	if (r.error == SBI_SUCCESS && r.value == p) {
 		h->owner[p] = v;
 		h->owned |= 1U << p;
+		h->owners_changed++;
 		h->event_idx[p] = (uint32_t)event_idx;
 		h->event_data[p] = data;
 		h->flags[p] = flags;
@@ -599,14 +630,14 @@ static void phys_load_ctr(struct vpmu *v, unsigned int i)
 {
 	struct vpmu_ctr *c = &v->ctr[i];
 
-	c->phys = -1;
-	c->synced = 0;
+	set_placed(v, i, false);
+	set_synced(v, i, false);
 	if (!phys_try_config(v, i, c->flags, c->event_idx, c->event_data, c->key))
 		return;
-	c->phys = (int8_t)i;
+	set_placed(v, i, true);
 	if (c->state == VPMU_CTR_STARTED) {
 		phys_prepare_start(v);
-		c->synced = vpmu_phys_start(i, c->value) == SBI_SUCCESS;
+		set_synced(v, i, vpmu_phys_start(i, c->value) == SBI_SUCCESS);
 	}
 }
 
@@ -616,14 +647,14 @@ static void phys_unload_ctr(struct vpmu *v, unsigned int i)
 	struct vpmu_ctr *c = &v->ctr[i];
 
 	if (on_this_hart(v, i)) {
-		if (c->state == VPMU_CTR_STARTED && v->loaded && c->synced) {
-			vpmu_phys_stop((unsigned int)c->phys, 0);
-			save_value(v, i, vpmu_phys_read((unsigned int)c->phys) & width_mask(i));
+		if (c->state == VPMU_CTR_STARTED && v->loaded && is_synced(v, i)) {
+			vpmu_phys_stop(i, 0);
+			save_value(v, i, vpmu_phys_read(i) & width_mask(i));
 		}
-		phys_release(v->resident, (unsigned int)c->phys);
+		phys_release(v->resident, i);
 	}
-	c->phys = -1;
-	c->synced = 0;
+	set_placed(v, i, false);
+	set_synced(v, i, false);
 }
 
 /* After every change of what runs: the hcounteren bits and the next deadline */
@@ -653,6 +684,17 @@ static void sync_hw(struct vpmu *v)
 static bool near_top(unsigned int i, uint64_t value)
 {
 	return width_mask(i) - value < FAR_COUNTS;
+}
+
+/* Whether a hardware counter of mask is near its top by its saved value */
+static bool near_top_mask(const struct vpmu *v, uint32_t mask)
+{
+	unsigned int i;
+
+	for_each_bit (i, mask)
+		if (layout.hw_width_mask[i] - v->ctr[i].value < FAR_COUNTS)
+			return true;
+	return false;
 }
 
 /* ------------------------------------------------------- state machine */
@@ -687,7 +729,7 @@ static long ctr_transition(struct vpmu *v, unsigned int i, enum vpmu_op op, cons
 		if (c->state == VPMU_CTR_STARTED)
 			return SBI_ERR_NOT_SUPPORTED;
 		if (hw && v->loaded) {
-			bool had = c->phys >= 0;
+			bool had = is_placed(v, i);
 
 			if (had)
 				phys_unload_ctr(v, i);
@@ -696,8 +738,8 @@ static long ctr_transition(struct vpmu *v, unsigned int i, enum vpmu_op op, cons
 					phys_load_ctr(v, i);
 				return SBI_ERR_NOT_SUPPORTED;
 			}
-			c->phys = (int8_t)i;
-			c->synced = 0;
+			set_placed(v, i, true);
+			set_synced(v, i, false);
 		}
 		c->event_idx = (uint32_t)a->event_idx;
 		c->event_data = a->event_data;
@@ -716,12 +758,13 @@ static long ctr_transition(struct vpmu *v, unsigned int i, enum vpmu_op op, cons
 			return SBI_ERR_ALREADY_STARTED;
 		if (a && a->set_value)
 			c->value = a->value & width_mask(i);
-		if (hw && c->phys >= 0 && v->loaded) {
+		if (hw && is_placed(v, i) && v->loaded) {
 			vpmu_host_counting_starts(v);
 			phys_prepare_start(v);
-			c->synced = vpmu_phys_start((unsigned int)c->phys, c->value) == SBI_SUCCESS;
+			set_synced(v, i, vpmu_phys_start(i, c->value) == SBI_SUCCESS);
 		} else if (hw) {
-			c->synced = 0; /* not loaded: started from its value at the next load */
+			set_synced(v, i,
+				   false); /* not loaded: started from its value at the next load */
 		}
 		clear_overflow(v, i);
 		c->state = VPMU_CTR_STARTED;
@@ -734,12 +777,12 @@ static long ctr_transition(struct vpmu *v, unsigned int i, enum vpmu_op op, cons
 	case OP_STOP:
 		if (c->state != VPMU_CTR_STARTED)
 			return SBI_ERR_ALREADY_STOPPED;
-		if (hw && c->phys >= 0 && c->synced && v->loaded) {
-			vpmu_phys_stop((unsigned int)c->phys, 0);
-			save_value(v, i, vpmu_phys_read((unsigned int)c->phys) & width_mask(i));
+		if (hw && is_placed(v, i) && is_synced(v, i) && v->loaded) {
+			vpmu_phys_stop(i, 0);
+			save_value(v, i, vpmu_phys_read(i) & width_mask(i));
 		}
-		if (hw && c->phys >= 0)
-			c->synced = 1;
+		if (hw && is_placed(v, i))
+			set_synced(v, i, true);
 		c->state = VPMU_CTR_CONFIGURED;
 		if (hw)
 			v->started_hw &= ~(1U << i);
@@ -1013,14 +1056,10 @@ bool vpmu_prog_counts(int instret)
 
 void vpmu_vcpu_init(struct vpmu *v)
 {
-	unsigned int i;
-
 	__builtin_memset(v, 0, sizeof(*v));
 	vpmu_vcpu_set_policy(v, NULL);
 	v->deadline = UINT64_MAX;
 	v->backoff = DEADLINE_MIN_TICKS;
-	for (i = 0; i < VPMU_MAX_COUNTERS; i++)
-		v->ctr[i].phys = -1;
 }
 
 void vpmu_vcpu_set_policy(struct vpmu *v, const struct vpmu_policy *p)
@@ -1057,18 +1096,19 @@ void vpmu_vcpu_reset(struct vpmu *v)
 void vpmu_vcpu_load(struct vpmu *v)
 {
 	struct vpmu_hart *h = vpmu_host_hart();
-	uint32_t cont = 0, of;
+	uint32_t here, cont, of;
 	unsigned int i;
 
 	v->loaded = true;
 	if (v->resident != h) {
 		/* what it left here during an earlier stay is stale now */
 		for (i = 0; i < layout.num_hw; i++) {
-			v->ctr[i].phys = -1;
 			if (h->owner[i] == v)
 				phys_release(h, i);
 		}
 		v->resident = h;
+		v->placed = 0;
+		v->synced = 0;
 	}
 	/*
 	 * Other vCPUs' stopped counters must not show their overflow flags to
@@ -1078,28 +1118,33 @@ void vpmu_vcpu_load(struct vpmu *v)
 	for_each_bit (i, of)
 		if (i < layout.num_hw && h->owner[i] && !owns_live(v, h, i))
 			phys_release(h, i);
-	for_each_bit (i, v->configured_hw) {
-		struct vpmu_ctr *c = &v->ctr[i];
-
-		/* still here (on_this_hart: resident is h), its value unchanged since it was put */
-		if (c->phys >= 0 && h->owner[c->phys] == v &&
-		    (c->state != VPMU_CTR_STARTED || c->synced)) {
-			if (c->state == VPMU_CTR_STARTED)
-				cont |= 1U << i;
-			continue;
-		}
+	/* still here (resident is h), values unchanged since put: the started ones continue */
+	here = v->configured_hw & v->placed & (~v->started_hw | v->synced);
+	if (h->owners_changed != v->owners_seen)
+		here = still_owned(v, h, here);
+	cont = here & v->started_hw;
+	for_each_bit (i, v->configured_hw & ~here)
 		phys_load_ctr(v, i);
-	}
 	if (cont)
 		phys_prepare_start(v);
 	if (cont && vpmu_phys_start_mask(cont) != SBI_SUCCESS) {
 		/* the host refused the batch: start them one by one */
 		for_each_bit (i, cont) {
 			vpmu_phys_stop(i, 0);
-			v->ctr[i].synced = vpmu_phys_start(i, v->ctr[i].value) == SBI_SUCCESS;
+			set_synced(v, i, vpmu_phys_start(i, v->ctr[i].value) == SBI_SUCCESS);
 		}
 	}
-	sync_hw(v);
+	vpmu_phys_set_counteren(vpmu_hcounteren(v));
+	/* every counter it placed is its own now (a put can trust that) */
+	v->owners_seen = h->owners_changed;
+	/*
+	 * Only a counter near its top needs a deadline: the ones that continue
+	 * are as near as put found them, the others are tested by value
+	 */
+	if ((v->near_hw & cont) || near_top_mask(v, v->started_hw & ~(uint32_t)v->overflow & ~cont))
+		update_deadline(v);
+	else
+		v->deadline = UINT64_MAX;
 }
 
 void vpmu_overflow_irq(struct vpmu *v)
@@ -1139,17 +1184,26 @@ void vpmu_vcpu_put(struct vpmu *v)
 	if (!v->loaded)
 		return;
 	/* one stop for every counter counting on its physical counter here now */
-	if (h && h == vpmu_host_hart())
-		for_each_bit (i, v->started_hw) {
-			const struct vpmu_ctr *c = &v->ctr[i];
+	if (h && h == vpmu_host_hart()) {
+		uint32_t placed = v->configured_hw & v->placed, own = placed;
 
-			if (c->synced && c->phys >= 0 && h->owner[c->phys] == v)
-				run |= 1U << i;
-		}
+		/* nobody changed owners since the load made them all its own: no need to look */
+		if (h->owners_changed != v->owners_seen)
+			own = still_owned(v, h, placed);
+		run = own & v->started_hw & v->synced;
+		/* the same test for the next load */
+		v->owners_seen = own == placed ? h->owners_changed : h->owners_changed - 1;
+	}
+	v->near_hw = 0;
 	if (run) {
 		vpmu_phys_stop_mask(run);
-		for_each_bit (i, run)
-			save_value(v, i, vpmu_phys_read(i) & width_mask(i));
+		for_each_bit (i, run) { /* hardware counters: i < VPMU_MAX_HW */
+			uint64_t w = layout.hw_width_mask[i];
+
+			save_value(v, i, vpmu_phys_read(i) & w);
+			if (w - v->ctr[i].value < FAR_COUNTS)
+				v->near_hw |= 1U << i;
+		}
 	}
 	/* wraps are all recorded by value now: a pending LCOFI says nothing more */
 	if (layout.sscofpmf && vpmu_phys_irq_pending())
@@ -1161,19 +1215,10 @@ void vpmu_vcpu_put(struct vpmu *v)
 
 unsigned long vpmu_hcounteren(const struct vpmu *v)
 {
-	unsigned long bits = 0;
-	unsigned int i;
-
 	/* only a loaded vCPU's counters are in the hardware */
 	if (!v->loaded)
 		return 0;
-	for_each_bit (i, v->configured_hw) {
-		const struct vpmu_ctr *c = &v->ctr[i];
-
-		if (c->phys == (int)i && c->synced)
-			bits |= 1UL << i;
-	}
-	return bits;
+	return v->configured_hw & v->placed & v->synced;
 }
 
 uint64_t vpmu_ctr_value(struct vpmu *v, unsigned int i)
@@ -1183,8 +1228,8 @@ uint64_t vpmu_ctr_value(struct vpmu *v, unsigned int i)
 	if (i >= VPMU_MAX_COUNTERS)
 		return 0;
 	c = &v->ctr[i];
-	if (is_hw(i) && c->state == VPMU_CTR_STARTED && c->phys >= 0 && c->synced)
-		return vpmu_phys_read((unsigned int)c->phys) & width_mask(i);
+	if (is_hw(i) && c->state == VPMU_CTR_STARTED && is_placed(v, i) && is_synced(v, i))
+		return vpmu_phys_read(i) & width_mask(i);
 	return c->value;
 }
 
@@ -1331,7 +1376,7 @@ struct sbi_ret vpmu_counter_config_matching(struct vpmu *v, unsigned long base, 
 
 	if (flags & SBI_PMU_CFG_FLAG_CLEAR_VALUE) {
 		v->ctr[idx].value = 0;
-		v->ctr[idx].synced = 0;
+		set_synced(v, idx, false);
 	}
 	if (flags & SBI_PMU_CFG_FLAG_AUTO_START)
 		ctr_transition(v, idx, OP_START, NULL);

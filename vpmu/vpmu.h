@@ -52,6 +52,7 @@ struct vpmu;
 struct vpmu_hart {
 	struct vpmu *owner[VPMU_MAX_HW];
 	uint32_t owned;			 /* the counters with an owner */
+	uint32_t owners_changed;	 /* counts every change of owner[] */
 	uint32_t event_idx[VPMU_MAX_HW]; /* what each owned counter is configured for */
 	uint64_t event_data[VPMU_MAX_HW];
 	uint8_t flags[VPMU_MAX_HW]; /* ... and with these host filter flags */
@@ -76,8 +77,6 @@ enum vpmu_ctr_state {
 
 struct vpmu_ctr {
 	uint8_t state;	    /* enum vpmu_ctr_state */
-	int8_t phys;	    /* physical counter configured for it on vpmu.resident, -1 if none */
-	uint8_t synced;	    /* loaded, and the physical value equals the virtual one */
 	int8_t key;	    /* vpmu.c's capability key of the event (classify), -1 for raw */
 	uint32_t event_idx; /* valid unless UNCONFIGURED */
 	uint64_t event_data;
@@ -107,7 +106,22 @@ struct vpmu {
 	uint64_t overflow;
 	uint32_t started_hw;	/* hardware counters in state STARTED */
 	uint32_t configured_hw; /* hardware counters not UNCONFIGURED (started ones too) */
-	uint64_t shmem_gpa;	/* snapshot area, valid if shmem_set */
+	/*
+	 * Hardware counters configured on the physical counter of the same
+	 * index of vpmu.resident (valid while the hart's owner[] still says v),
+	 * and of those, the ones whose physical value equals the virtual one
+	 * (loaded). Masks, not per-counter fields: a vCPU switch and hcounteren
+	 * test them for all counters at once.
+	 */
+	uint32_t placed;
+	uint32_t synced;
+	/*
+	 * resident's owners_changed when it last owned every counter it placed
+	 * (after a load, at a put), and the counters put found near their top
+	 */
+	uint32_t owners_seen;
+	uint32_t near_hw;
+	uint64_t shmem_gpa; /* snapshot area, valid if shmem_set */
 	bool shmem_set;
 	bool loaded;		    /* between vpmu_vcpu_load and vpmu_vcpu_put on this hart */
 	struct vpmu_hart *resident; /* the hart its counters are configured on */
