@@ -23,4 +23,25 @@ static inline unsigned int lowest_bit(unsigned long m)
 	return index[((m & -m) * 0x03f79d71b4cb0a89UL) >> 58];
 }
 
+/* Shift d right past its low zero bits, counting them in *i */
+static inline uint32_t skip_zero_bits(uint32_t d, unsigned int *i)
+{
+	while (d && !(d & 1)) {
+		d >>= 1;
+		(*i)++;
+	}
+	return d;
+}
+
+/*
+ * Visit the set bits of a 32-bit counter mask that is usually contiguous
+ * (the counters a vCPU runs: Linux takes them from the lowest): one
+ * lowest_bit, then a shift per position; for such masks about half the
+ * cost of a lowest_bit per bit (a vCPU switch's loops). i must be an
+ * unsigned int variable; m is evaluated more than once.
+ */
+#define for_each_bit_dense(i, m)                                                                   \
+	for (uint32_t __d = ((i) = (m) ? lowest_bit(m) : 0, (uint32_t)(m) >> (i));                 \
+	     (__d = skip_zero_bits(__d, &(i))) != 0; __d >>= 1, (i)++)
+
 #endif

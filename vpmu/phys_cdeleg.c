@@ -256,12 +256,11 @@ static long phys_cdeleg_start_mask(uint32_t mask)
 {
 	uint32_t m = mask & ~7U, far = 0;
 	uint32_t of = m & (uint32_t)csr_read(CSR_SCOUNTOVF);
+	unsigned int i;
 
-	while (m) {
-		unsigned int i = lowest_bit(m);
+	for_each_bit_dense (i, m) {
 		uint64_t v;
 
-		m &= m - 1;
 		cdeleg_select(i);
 		v = cdeleg_ctr_read();
 		if (phys_far_from_top(v)) {
@@ -275,8 +274,7 @@ static long phys_cdeleg_start_mask(uint32_t mask)
 	if (far)
 		phys_note_far(far);
 	while (of) {
-		unsigned int i = lowest_bit(of);
-
+		i = lowest_bit(of);
 		of &= of - 1;
 		cdeleg_select(i);
 		cdeleg_cfg_write(cdeleg_cfg_read() & ~MHPMEVENT_OF);

@@ -1197,7 +1197,7 @@ void vpmu_vcpu_put(struct vpmu *v)
 	v->near_hw = 0;
 	if (run) {
 		vpmu_phys_stop_mask(run);
-		for_each_bit (i, run) { /* hardware counters: i < VPMU_MAX_HW */
+		for_each_bit_dense (i, run) { /* hardware counters: i < VPMU_MAX_HW */
 			uint64_t w = layout.hw_width_mask[i];
 
 			save_value(v, i, vpmu_phys_read(i) & w);
