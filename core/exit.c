@@ -6,6 +6,7 @@
  * faults stop the guest. The only place that routes exits to the vPMU.
  */
 #include "arch/riscv/csr.h"
+#include "core/ecall.h"
 #include "core/hart.h"
 #include "core/lib.h"
 #include "core/sbi.h"
@@ -52,27 +53,6 @@ static void guest_fault(struct vcpu *v)
 			 " after guest trap vscause=0x%lx vsepc=0x%lx with no handler",
 			 csr_read(CSR_VSCAUSE), csr_read(CSR_VSEPC));
 	vm_request_stop(v->vm, VM_STOP_FAILED, why);
-}
-
-void vcpu_handle_ecall(struct vcpu *v)
-{
-	struct vcpu_ctx *c = vcpu_ctx(v);
-	struct sbi_ret r;
-
-	c->sepc += 4;
-	v->vm->last_sbi = timer_now(); /* the watchdog's heartbeat */
-	/* firmware events other harts posted must show in this call's reads */
-	vcpu_fold_pending(v);
-	r = sbi_dispatch(v, c->regs[17], c->regs[16], &c->regs[10]);
-	if (r.error == SBI_RET_RESTART) {
-		c->sepc -= 4; /* the same ecall again, after the scheduler's turn */
-		this_hart()->resched = true;
-		return;
-	}
-	if (r.error == SBI_RET_NO_REPLY)
-		return;
-	c->regs[10] = (unsigned long)r.error;
-	c->regs[11] = r.value;
 }
 
 static bool emulate_counter_read(struct vcpu *v, unsigned long insn)

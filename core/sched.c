@@ -6,6 +6,7 @@
  */
 #include "arch/riscv/cpu.h"
 #include "arch/riscv/csr.h"
+#include "core/ecall.h"
 #include "core/hart.h"
 #include "core/hostdt.h"
 #include "arch/riscv/sbi_call.h"

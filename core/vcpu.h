@@ -57,8 +57,7 @@ static inline void vcpu_fold_pending(struct vcpu *v)
 }
 /* After vcpu_arch_run returns: handle the vCPU's exit (core/exit.c) */
 void vcpu_handle_exit(struct vcpu *v);
-/* The SBI call part of it, also called by the trap vector's short way */
-void vcpu_handle_ecall(struct vcpu *v);
+/* Its SBI call part, also the trap vector's short way's: vcpu_handle_ecall in core/ecall.h */
 /* Wake the hart owning v so it re-examines its queue */
 void vcpu_kick(struct vcpu *v);
 

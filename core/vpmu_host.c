@@ -7,10 +7,7 @@
 #include "core/vm.h"
 #include "vpmu/vpmu_host.h"
 
-struct vpmu *vcpu_vpmu(struct vcpu *vcpu)
-{
-	return &vcpu->vpmu;
-}
+const size_t vcpu_vpmu_offset = offsetof(struct vcpu, vpmu);
 
 uint64_t vpmu_host_now(void)
 {

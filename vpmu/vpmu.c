@@ -59,9 +59,9 @@ static struct {
 	bool sscofpmf;	     /* the host has counter overflow (OF bits, LCOFI) */
 	unsigned int num_hw; /* H */
 	uint32_t hw_valid;
-	unsigned long hw_info[VPMU_MAX_HW];
-	uint64_t hw_width_mask[VPMU_MAX_HW]; /* all ones up to the counter's top bit */
-	bool prog_counts[2];		     /* [0] cycles, [1] instret on programmable counters */
+	unsigned long info[VPMU_MAX_COUNTERS]; /* counter_get_info's answer for each index */
+	uint64_t hw_width_mask[VPMU_MAX_HW];   /* all ones up to the counter's top bit */
+	bool prog_counts[2];	       /* [0] cycles, [1] instret on programmable counters */
 	bool event_exclusive;	       /* the host counts an event on one counter per hart only */
 	bool other_harts;	       /* counters are charged with other harts' instructions */
 	unsigned long counts_per_tick; /* the fastest a counter advances per timer tick */
@@ -193,14 +193,12 @@ static unsigned long host_flags(unsigned long guest_flags)
 
 static struct sbi_ret ret_err(long err)
 {
-	struct sbi_ret r = {err, 0};
-	return r;
+	return (struct sbi_ret){err, 0};
 }
 
 static struct sbi_ret ret_val(unsigned long val)
 {
-	struct sbi_ret r = {SBI_SUCCESS, val};
-	return r;
+	return (struct sbi_ret){SBI_SUCCESS, val};
 }
 
 /*
@@ -926,7 +924,7 @@ void vpmu_global_init(void)
 		    SBI_PMU_CTR_INFO_CSR(r.value) != 0xc00 + i)
 			continue;
 		layout.hw_valid |= 1U << i;
-		layout.hw_info[i] = r.value;
+		layout.info[i] = r.value;
 		bits = SBI_PMU_CTR_INFO_WIDTH(r.value) + 1;
 		layout.hw_width_mask[i] = bits >= 64 ? ~0ULL : (1ULL << bits) - 1;
 		layout.num_hw = (unsigned int)i + 1;
@@ -942,6 +940,9 @@ void vpmu_global_init(void)
 	layout.sscofpmf = vpmu_host_has_sscofpmf();
 	probe_capabilities();
 	keep_filtered_counters();
+	/* the firmware counters follow the last hardware one, wherever it ended up */
+	for (i = layout.num_hw; i < layout.num_hw + VPMU_NUM_FW; i++)
+		layout.info[i] = FW_CTR_INFO;
 
 	/* Do programmable counters count cycles / instret? Probe one each. */
 	for (k = 0; k < 2; k++) {
@@ -1066,6 +1067,7 @@ void vpmu_vcpu_set_policy(struct vpmu *v, const struct vpmu_policy *p)
 {
 	v->policy = p ? p : &no_policy;
 	v->visible = visible_mask_of(v);
+	v->visible_fw = v->visible & fw_counters();
 	v->nr_visible = num_visible_of(v);
 }
 
@@ -1281,9 +1283,7 @@ struct sbi_ret vpmu_counter_get_info(struct vpmu *v, unsigned long idx)
 {
 	if (!is_visible(v, idx))
 		return ret_err(SBI_ERR_INVALID_PARAM);
-	idx = array_index_nospec(idx, VPMU_MAX_COUNTERS);
-	return ret_val(is_fw(idx) ? FW_CTR_INFO
-				  : layout.hw_info[array_index_nospec(idx, VPMU_MAX_HW)]);
+	return ret_val(layout.info[array_index_nospec(idx, VPMU_MAX_COUNTERS)]);
 }
 
 /* Configure the first counter of set (in hw_candidate_set's order) that takes the event */
@@ -1538,7 +1538,7 @@ struct sbi_ret vpmu_counter_stop(struct vpmu *v, unsigned long base, unsigned lo
 
 static long fw_check(struct vpmu *v, unsigned long idx)
 {
-	if (!is_fw(idx) || !is_visible(v, idx) ||
+	if (idx >= VPMU_MAX_COUNTERS || !((v->visible_fw >> idx) & 1) ||
 	    v->ctr[array_index_nospec(idx, VPMU_MAX_COUNTERS)].state == VPMU_CTR_UNCONFIGURED)
 		return SBI_ERR_INVALID_PARAM;
 	return SBI_SUCCESS;

@@ -127,6 +127,7 @@ struct vpmu {
 	struct vpmu_hart *resident; /* the hart its counters are configured on */
 	const struct vpmu_policy *policy; /* never NULL once initialised */
 	uint64_t visible;		  /* the counters it may use (layout and policy) */
+	uint64_t visible_fw;		  /* ... of which firmware counters */
 	unsigned int nr_visible;	  /* num_counters: the index space it sees */
 	/*
 	 * Earliest host time (timer ticks) at which a started counter of the

@@ -22,8 +22,15 @@ struct vcpu;
 int vpmu_host_read_guest(struct vpmu *v, uint64_t gpa, void *dst, size_t len);
 int vpmu_host_write_guest(struct vpmu *v, uint64_t gpa, const void *src, size_t len);
 
-/* The vpmu embedded in a vCPU (&vcpu->vpmu) */
-struct vpmu *vcpu_vpmu(struct vcpu *vcpu);
+/*
+ * The vpmu embedded in a vCPU (&vcpu->vpmu): the host says where its struct
+ * vcpu keeps it, so that every SBI PMU call finds it without a call
+ */
+extern const size_t vcpu_vpmu_offset;
+static inline struct vpmu *vcpu_vpmu(struct vcpu *vcpu)
+{
+	return (struct vpmu *)(void *)((char *)vcpu + vcpu_vpmu_offset);
+}
 
 /* The table of the physical hart we are running on */
 struct vpmu_hart *vpmu_host_hart(void);

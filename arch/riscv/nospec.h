@@ -8,10 +8,19 @@
 #ifndef ARCH_RISCV_NOSPEC_H
 #define ARCH_RISCV_NOSPEC_H
 
-/* idx if idx < size, else 0; size must be non-zero and below 2^63 */
+/*
+ * idx if idx < size, else 0; size must be non-zero and below 2^63. The
+ * empty asm hides idx from the optimizer: after the bounds check the
+ * compiler knows idx < size and would fold the mask away (GCC 12 did,
+ * everywhere), leaving the speculative access unguarded. Linux's
+ * OPTIMIZER_HIDE_VAR does the same.
+ */
 static inline unsigned long array_index_nospec(unsigned long idx, unsigned long size)
 {
-	unsigned long mask = ~(idx | (size - 1 - idx));
+	unsigned long mask;
+
+	__asm__("" : "+r"(idx));
+	mask = ~(idx | (size - 1 - idx));
 
 	/* bit 63 of mask is set iff idx < size: spread it to all bits */
 	mask = 0UL - (mask >> (sizeof(long) * 8 - 1));

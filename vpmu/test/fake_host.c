@@ -415,10 +415,7 @@ bool vpmu_host_busy_other_hart(unsigned long iters)
 	return true;
 }
 
-struct vpmu *vcpu_vpmu(struct vcpu *vcpu)
-{
-	return &vcpu->vpmu;
-}
+const size_t vcpu_vpmu_offset = offsetof(struct vcpu, vpmu);
 
 void hv_printf(const char *fmt, ...)
 {

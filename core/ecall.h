@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * A guest's SBI call (VS-mode ecall), answered: inline, because both exit
+ * paths take it and the trap vector's short way (sched_guest_ecall) pays
+ * for every call and return it makes.
+ */
+#ifndef CORE_ECALL_H
+#define CORE_ECALL_H
+
+#include "arch/riscv/timer.h"
+#include "core/hart.h"
+#include "core/sbi.h"
+#include "core/vcpu.h"
+#include "core/vm.h"
+
+static inline void vcpu_handle_ecall(struct vcpu *v)
+{
+	struct vcpu_ctx *c = vcpu_ctx(v);
+	struct sbi_ret r;
+
+	c->sepc += 4;
+	v->vm->last_sbi = timer_now(); /* the watchdog's heartbeat */
+	/* firmware events other harts posted must show in this call's reads */
+	vcpu_fold_pending(v);
+	r = sbi_dispatch(v, c->regs[17], c->regs[16], &c->regs[10]);
+	if (r.error == SBI_RET_RESTART) {
+		c->sepc -= 4; /* the same ecall again, after the scheduler's turn */
+		this_hart()->resched = true;
+		return;
+	}
+	if (r.error == SBI_RET_NO_REPLY)
+		return;
+	c->regs[10] = (unsigned long)r.error;
+	c->regs[11] = r.value;
+}
+
+#endif
