@@ -43,6 +43,8 @@ bool phys_cdeleg_usable(void);
 bool phys_quirk_stale_deadline(unsigned int idx, uint64_t value);
 /* Counters of mask run from far below their top: what the quirk does for those, at once */
 void phys_note_far(uint32_t mask);
+/* The counters last started (or written) far from their top on this hart */
+uint32_t phys_far_mask(void);
 
 /* Far from the top: QEMU arms its overflow timer beyond INT64_MAX ns (2^63 + 1 included) */
 static inline bool phys_far_from_top(uint64_t v)

@@ -249,13 +249,16 @@ static long phys_cdeleg_stop_mask(uint32_t mask)
 
 /*
  * They continue from their values. Only the counters scountovf flags need
- * their OF bits cleared, and only one near its top can need quirk 1: far
- * ones just stay marked far, without a call (a vCPU switch's common case).
+ * their OF bits cleared. Quirk 1 needs the value of a counter last started
+ * near its top only: one started far is far still (a counter started more
+ * than 2^62 below its top needs 2^62 counts to come within 2^62 of it, 146
+ * years at 1 GHz), and stays marked far without a read (a vCPU switch's
+ * common case). Of the others, a far one is marked far at once.
  */
 static long phys_cdeleg_start_mask(uint32_t mask)
 {
-	uint32_t m = mask & ~7U, far = 0;
-	uint32_t of = m & (uint32_t)csr_read(CSR_SCOUNTOVF);
+	uint32_t of = mask & ~7U & (uint32_t)csr_read(CSR_SCOUNTOVF);
+	uint32_t m = mask & ~7U & ~phys_far_mask(), far = 0;
 	unsigned int i;
 
 	for_each_bit_dense (i, m) {

@@ -261,6 +261,11 @@ void phys_note_far(uint32_t mask)
 	far_init()->phys_far |= mask;
 }
 
+uint32_t phys_far_mask(void)
+{
+	return far_init()->phys_far;
+}
+
 bool phys_quirk_stale_deadline(unsigned int idx, uint64_t value)
 {
 	struct vpmu_hart *h;
@@ -284,7 +289,8 @@ bool phys_quirk_stale_deadline(unsigned int idx, uint64_t value)
 	case n:                                                                                    \
 		return csr_read(csr)
 
-uint64_t phys_read_raw(unsigned int idx)
+/* Inline in vpmu_phys_read: a vCPU switch reads every counter it puts */
+static inline __attribute__((always_inline)) uint64_t read_csr_of(unsigned int idx)
 {
 	switch (idx) {
 		RD(0, 0xc00);
@@ -323,6 +329,11 @@ uint64_t phys_read_raw(unsigned int idx)
 	}
 }
 
+uint64_t phys_read_raw(unsigned int idx)
+{
+	return read_csr_of(idx);
+}
+
 /*
  * The guest's value: what the CSR holds, less the bias of quirk 5. A hart
  * biases only its own counters and sees its own writes of ever_biased, so
@@ -338,7 +349,7 @@ uint64_t vpmu_phys_read(unsigned int idx)
 {
 	if (idx < 32 && ((ever_biased >> idx) & 1))
 		return read_biased(idx);
-	return phys_read_raw(idx);
+	return read_csr_of(idx);
 }
 
 static __attribute__((noinline)) unsigned long unbiased(unsigned long bits)

@@ -1159,6 +1159,73 @@ static void test_disjoint_counters_no_reprogramming(void **state)
 	assert_int_equal(vpmu_ctr_value(v, 3), 21);
 }
 
+/*
+ * A load skips the owner walk only when nobody changed an owner on the hart
+ * since the put (owners_changed): here another vCPU releases counter 3 in
+ * between, and the load must configure it again (one host configuration)
+ * and start it from its saved value.
+ */
+static void test_load_sees_owner_change(void **state)
+{
+	struct vpmu *w = &other_vc.vpmu;
+
+	(void)state;
+	cfg_start(3, 1, EV_INSTR, 100);
+	fake_advance(5);
+	vpmu_vcpu_put(v);
+	vpmu_vcpu_init(w);
+	vpmu_vcpu_load(w);
+	assert_int_equal(vpmu_counter_config_matching(w, 3, 1, 0, EV_DTLB_RD, 0).value, 3);
+	assert_int_equal(vpmu_counter_stop(w, 3, 1, SBI_PMU_STOP_FLAG_RESET).error,
+			 SBI_ERR_ALREADY_STOPPED);
+	vpmu_vcpu_put(w);
+	fake.n_config = 0;
+	vpmu_vcpu_load(v);
+	assert_int_equal(fake.n_config, 1);
+	assert_true(fake.c[3].running);
+	fake_advance(7);
+	assert_int_equal(vpmu_ctr_value(v, 3), 112);
+	/* and with no owner changed since, the next switch configures nothing */
+	vpmu_vcpu_put(v);
+	fake.n_config = 0;
+	vpmu_vcpu_load(v);
+	assert_int_equal(fake.n_config, 0);
+	fake_advance(1);
+	assert_int_equal(vpmu_ctr_value(v, 3), 113);
+}
+
+/*
+ * The deadline after a load: only a counter near its top needs one, as put
+ * found it (a counter that continues), or by its saved value (one
+ * configured again because another vCPU took its physical counter).
+ */
+static void test_deadline_after_load(void **state)
+{
+	struct vpmu *w = &other_vc.vpmu;
+
+	(void)state;
+	cfg_start(3, 1, EV_INSTR, 0x8000000000000001UL);
+	vpmu_vcpu_put(v);
+	vpmu_vcpu_load(v);
+	assert_int_equal(v->deadline, UINT64_MAX);
+	cfg_start(4, 1, EV_DTLB_RD, -5000UL);
+	fake_advance(1000);
+	vpmu_vcpu_put(v);
+	assert_int_equal(v->deadline, UINT64_MAX);
+	fake.now += 3;
+	vpmu_vcpu_load(v);
+	assert_int_equal(v->deadline, fake.now + 3999 / 100 + 1);
+	/* counter 4 taken by another vCPU meanwhile: configured again, still near */
+	vpmu_vcpu_put(v);
+	vpmu_vcpu_init(w);
+	vpmu_vcpu_load(w);
+	assert_int_equal(vpmu_counter_config_matching(w, 4, 1, 0, EV_INSTR, 0).value, 4);
+	vpmu_vcpu_put(w);
+	vpmu_vcpu_load(v);
+	assert_int_equal(v->deadline, fake.now + 3999 / 100 + 1);
+	assert_int_equal(vpmu_ctr_value(v, 4), -4000UL);
+}
+
 /* A vCPU that moves to another hart is configured there from its saved value */
 static void test_move_to_other_hart(void **state)
 {
@@ -2008,6 +2075,8 @@ int main(void)
 		T(test_unflagged_wrap_recorded_at_put),
 		T(test_exclusive_event_evicts_other),
 		T(test_takeover_needs_the_event_map),
+		T(test_load_sees_owner_change),
+		T(test_deadline_after_load),
 		T(test_move_to_other_hart),
 		T(test_fw_counts_while_put),
 		T(test_vcpu_reset),
