@@ -986,6 +986,17 @@ static void test_put_stops_keeps_resident(void **state)
 
 static struct vcpu other_vc;
 
+/* v is put and a second vCPU on its hart loaded: returns its vPMU, freshly initialised */
+static struct vpmu *switch_to_other(void)
+{
+	struct vpmu *w = &other_vc.vpmu;
+
+	vpmu_vcpu_put(v);
+	vpmu_vcpu_init(w);
+	vpmu_vcpu_load(w);
+	return w;
+}
+
 static void test_put_load_stopped_counter(void **state)
 {
 	unsigned long val;
@@ -1017,15 +1028,12 @@ static void test_put_load_stopped_counter(void **state)
 
 static void test_two_vcpus_share_hart(void **state)
 {
-	static struct vcpu other;
-	struct vpmu *w = &other.vpmu;
+	struct vpmu *w;
 
 	(void)state;
 	cfg_start(3, 1, EV_INSTR, 0);
 	fake_advance(10);
-	vpmu_vcpu_put(v);
-	vpmu_vcpu_init(w);
-	vpmu_vcpu_load(w);
+	w = switch_to_other();
 	assert_int_equal(vpmu_counter_config_matching(w, 3, 1, 0, EV_DTLB_RD, 0).value, 3);
 	assert_int_equal(vpmu_counter_start(w, 3, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, 500).error,
 			 SBI_SUCCESS);
@@ -1072,15 +1080,13 @@ static void test_pending_lcofi_across_switch(void **state)
 /* Hosts that count an event on one counter only: another vCPU's stopped copy is evicted */
 static void test_exclusive_event_evicts_other(void **state)
 {
-	struct vpmu *w = &other_vc.vpmu;
+	struct vpmu *w;
 
 	(void)state;
 	fake.event_exclusive = true;
 	vpmu_global_init();
 	cfg_start(3, 1, EV_INSTR, 0);
-	vpmu_vcpu_put(v);
-	vpmu_vcpu_init(w);
-	vpmu_vcpu_load(w);
+	w = switch_to_other();
 	assert_int_equal(vpmu_counter_config_matching(w, 4, 1, 0, EV_INSTR, 0).value, 4);
 	assert_false(fake_busy(3)); /* v's stopped instret is gone from the hart */
 	vpmu_vcpu_put(w);
@@ -1097,15 +1103,13 @@ static void test_exclusive_event_evicts_other(void **state)
  */
 static void test_takeover_needs_the_event_map(void **state)
 {
-	struct vpmu *w = &other_vc.vpmu;
+	struct vpmu *w;
 
 	(void)state;
 	assert_int_equal(vpmu_counter_config_matching(v, 5, 1, 0, EV_INSTR, 0).value, 5);
 	assert_int_equal(vpmu_counter_config_matching(v, 3, 1, 0, EV_INSTR, 0).value, 3);
 	assert_int_equal(fake.map[EV_INSTR], 5);
-	vpmu_vcpu_put(v);
-	vpmu_vcpu_init(w);
-	vpmu_vcpu_load(w);
+	w = switch_to_other();
 	assert_int_equal(vpmu_counter_config_matching(w, 3, 1, 0, EV_INSTR, 0).value, 3);
 	assert_int_equal(vpmu_counter_start(w, 3, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, 0).error,
 			 SBI_SUCCESS);
@@ -1131,13 +1135,11 @@ static void test_unflagged_wrap_recorded_at_put(void **state)
 /* Disjoint counters: switching back and forth never reconfigures */
 static void test_disjoint_counters_no_reprogramming(void **state)
 {
-	struct vpmu *w = &other_vc.vpmu;
+	struct vpmu *w;
 
 	(void)state;
 	cfg_start(3, 1, EV_INSTR, 0);
-	vpmu_vcpu_put(v);
-	vpmu_vcpu_init(w);
-	vpmu_vcpu_load(w);
+	w = switch_to_other();
 	/* another event: on QEMU the same event on another counter evicts (above) */
 	assert_int_equal(vpmu_counter_config_matching(w, 4, 1, 0, EV_DTLB_RD, 0).value, 4);
 	assert_int_equal(vpmu_counter_start(w, 4, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, 0).error,
@@ -1167,14 +1169,12 @@ static void test_disjoint_counters_no_reprogramming(void **state)
  */
 static void test_load_sees_owner_change(void **state)
 {
-	struct vpmu *w = &other_vc.vpmu;
+	struct vpmu *w;
 
 	(void)state;
 	cfg_start(3, 1, EV_INSTR, 100);
 	fake_advance(5);
-	vpmu_vcpu_put(v);
-	vpmu_vcpu_init(w);
-	vpmu_vcpu_load(w);
+	w = switch_to_other();
 	assert_int_equal(vpmu_counter_config_matching(w, 3, 1, 0, EV_DTLB_RD, 0).value, 3);
 	assert_int_equal(vpmu_counter_stop(w, 3, 1, SBI_PMU_STOP_FLAG_RESET).error,
 			 SBI_ERR_ALREADY_STOPPED);
@@ -1201,7 +1201,7 @@ static void test_load_sees_owner_change(void **state)
  */
 static void test_deadline_after_load(void **state)
 {
-	struct vpmu *w = &other_vc.vpmu;
+	struct vpmu *w;
 
 	(void)state;
 	cfg_start(3, 1, EV_INSTR, 0x8000000000000001UL);
@@ -1216,9 +1216,7 @@ static void test_deadline_after_load(void **state)
 	vpmu_vcpu_load(v);
 	assert_int_equal(v->deadline, fake.now + 3999 / 100 + 1);
 	/* counter 4 taken by another vCPU meanwhile: configured again, still near */
-	vpmu_vcpu_put(v);
-	vpmu_vcpu_init(w);
-	vpmu_vcpu_load(w);
+	w = switch_to_other();
 	assert_int_equal(vpmu_counter_config_matching(w, 4, 1, 0, EV_INSTR, 0).value, 4);
 	vpmu_vcpu_put(w);
 	vpmu_vcpu_load(v);
@@ -1505,7 +1503,7 @@ static void test_deadline_kept_by_far_changes(void **state)
  */
 static void test_scountovf_own_bits_only(void **state)
 {
-	struct vpmu *w = &other_vc.vpmu;
+	struct vpmu *w;
 	unsigned long val = 0;
 
 	(void)state;
@@ -1514,9 +1512,7 @@ static void test_scountovf_own_bits_only(void **state)
 	assert_true(fake.c[4].of);
 	assert_int_equal(vpmu_csr_read(v, VPMU_CSR_SCOUNTOVF, &val), 0);
 	assert_int_equal(val, 1UL << 4);
-	vpmu_vcpu_put(v);
-	vpmu_vcpu_init(w);
-	vpmu_vcpu_load(w);
+	w = switch_to_other();
 	assert_int_equal(vpmu_phys_overflowed() & (1U << 4), 0);
 	assert_int_equal(vpmu_csr_read(w, VPMU_CSR_SCOUNTOVF, &val), 0);
 	assert_int_equal(val, 0);
