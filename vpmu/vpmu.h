@@ -96,9 +96,12 @@ struct vpmu_evinfo {
 	uint32_t raw_out;
 };
 
+/*
+ * The scalars first, the 1.7 KiB counter array last: every field the trap
+ * path and a vCPU switch touch stays within a load's 12-bit offset of the
+ * vpmu and of the struct vcpu embedding it (no extra address arithmetic).
+ */
 struct vpmu {
-	struct vpmu_ctr ctr[VPMU_MAX_COUNTERS];
-	struct vpmu_evinfo evinfo;
 	/*
 	 * Counters that overflowed (wrapped) since the guest last started them:
 	 * the guest's view of the Sscofpmf OF bits, bit = counter index.
@@ -138,6 +141,8 @@ struct vpmu {
 	uint32_t backoff; /* ticks the deadline waits at least (grows while it finds nothing) */
 	unsigned long nr_overflows;   /* counter overflows recorded, for statistics */
 	unsigned long nr_unsignalled; /* ... of which the platform had not flagged (OF clear) */
+	struct vpmu_evinfo evinfo;
+	struct vpmu_ctr ctr[VPMU_MAX_COUNTERS];
 };
 
 /* ---- called by the core ---- */
