@@ -57,7 +57,7 @@ static inline void vcpu_fold_pending(struct vcpu *v)
 }
 /* After vcpu_arch_run returns: handle the vCPU's exit (core/exit.c) */
 void vcpu_handle_exit(struct vcpu *v);
-/* Its SBI call part, also the trap vector's short way's: vcpu_handle_ecall in core/ecall.h */
+/* Its SBI call part, vcpu_handle_ecall (also the short way's), is inline in core/ecall.h */
 /* Wake the hart owning v so it re-examines its queue */
 void vcpu_kick(struct vcpu *v);
 

@@ -249,11 +249,12 @@ static long phys_cdeleg_stop_mask(uint32_t mask)
 
 /*
  * They continue from their values. Only the counters scountovf flags need
- * their OF bits cleared. Quirk 1 needs the value of a counter last started
- * near its top only: one started far is far still (a counter started more
- * than 2^62 below its top needs 2^62 counts to come within 2^62 of it, 146
- * years at 1 GHz), and stays marked far without a read (a vCPU switch's
- * common case). Of the others, a far one is marked far at once.
+ * their OF bits cleared. Quirk 1: a counter marked far (last started far
+ * from its top) is far still, since one started more than 2^62 below its
+ * top needs 2^62 counts to come within 2^62 of it (146 years at 1 GHz), so
+ * it needs no read (a vCPU switch's common case) and no consuming start. Of
+ * the others, only one that wrapped to far since needs marking far; one
+ * near its top continues as it is, as nothing stale was left for it.
  */
 static long phys_cdeleg_start_mask(uint32_t mask)
 {
@@ -266,13 +267,8 @@ static long phys_cdeleg_start_mask(uint32_t mask)
 
 		cdeleg_select(i);
 		v = cdeleg_ctr_read();
-		if (phys_far_from_top(v)) {
+		if (phys_far_from_top(v))
 			far |= 1U << i;
-		} else if (phys_quirk_stale_deadline(i, v)) {
-			consume_stale_deadline(i);
-			cdeleg_select(i);
-			cdeleg_ctr_write(v);
-		}
 	}
 	if (far)
 		phys_note_far(far);

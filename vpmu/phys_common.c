@@ -344,7 +344,7 @@ static __attribute__((noinline)) uint64_t read_biased(unsigned int idx)
 	return phys_read_raw(idx) - bias_of(vpmu_host_hart(), idx);
 }
 
-/* Two tail calls: the common read builds no stack frame */
+/* One bias test, then the CSR switch inline: the common read builds no stack frame */
 uint64_t vpmu_phys_read(unsigned int idx)
 {
 	if (idx < 32 && ((ever_biased >> idx) & 1))

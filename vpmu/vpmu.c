@@ -331,28 +331,17 @@ static bool hw_candidate(const struct vpmu *v, unsigned long event_idx, unsigned
 /* ---------------------------------------------------- physical counters */
 
 /* Counter i of v is configured on the physical counter of the hart we run on */
-static bool is_placed(const struct vpmu *v, unsigned int i)
+/* Bit i of a hardware counter mask (placed, synced); no bit for other indices */
+static bool hw_bit(uint32_t mask, unsigned int i)
 {
-	return i < VPMU_MAX_HW && ((v->placed >> i) & 1);
+	return i < VPMU_MAX_HW && ((mask >> i) & 1);
 }
 
-static bool is_synced(const struct vpmu *v, unsigned int i)
-{
-	return i < VPMU_MAX_HW && ((v->synced >> i) & 1);
-}
-
-static void set_placed(struct vpmu *v, unsigned int i, bool on)
+static void set_hw_bit(uint32_t *mask, unsigned int i, bool on)
 {
 	uint32_t bit = 1U << (i % VPMU_MAX_HW);
 
-	v->placed = on ? v->placed | bit : v->placed & ~bit;
-}
-
-static void set_synced(struct vpmu *v, unsigned int i, bool on)
-{
-	uint32_t bit = 1U << (i % VPMU_MAX_HW);
-
-	v->synced = on ? v->synced | bit : v->synced & ~bit;
+	*mask = on ? *mask | bit : *mask & ~bit;
 }
 
 /* Those of mask whose physical counters on hart h v still owns (nobody took them since) */
@@ -372,7 +361,7 @@ static uint32_t still_owned(const struct vpmu *v, const struct vpmu_hart *h, uin
 
 static bool on_this_hart(const struct vpmu *v, unsigned int i)
 {
-	return is_placed(v, i) && v->resident && v->resident == vpmu_host_hart() &&
+	return hw_bit(v->placed, i) && v->resident && v->resident == vpmu_host_hart() &&
 	       v->resident->owner[i] == v;
 }
 
@@ -505,7 +494,7 @@ static void phys_release(struct vpmu_hart *h, unsigned int p)
 /* Physical counter q of hart h holds one of v's configured counters (not a stale entry) */
 static bool owns_live(const struct vpmu *v, const struct vpmu_hart *h, unsigned int q)
 {
-	return h->owner[q] == v && v->resident == h && is_placed(v, q) &&
+	return h->owner[q] == v && v->resident == h && hw_bit(v->placed, q) &&
 	       v->ctr[q].state != VPMU_CTR_UNCONFIGURED;
 }
 
@@ -536,7 +525,7 @@ static void phys_undo(struct vpmu *v, unsigned long q)
 	vpmu_phys_config((unsigned int)q, host_flags(c->flags), c->event_idx, c->event_data);
 	if (run) {
 		phys_prepare_start(v);
-		set_synced(v, (unsigned int)q,
+		set_hw_bit(&v->synced, (unsigned int)q,
 			   vpmu_phys_start((unsigned int)q, c->value) == SBI_SUCCESS);
 	}
 }
@@ -628,14 +617,14 @@ static void phys_load_ctr(struct vpmu *v, unsigned int i)
 {
 	struct vpmu_ctr *c = &v->ctr[i];
 
-	set_placed(v, i, false);
-	set_synced(v, i, false);
+	set_hw_bit(&v->placed, i, false);
+	set_hw_bit(&v->synced, i, false);
 	if (!phys_try_config(v, i, c->flags, c->event_idx, c->event_data, c->key))
 		return;
-	set_placed(v, i, true);
+	set_hw_bit(&v->placed, i, true);
 	if (c->state == VPMU_CTR_STARTED) {
 		phys_prepare_start(v);
-		set_synced(v, i, vpmu_phys_start(i, c->value) == SBI_SUCCESS);
+		set_hw_bit(&v->synced, i, vpmu_phys_start(i, c->value) == SBI_SUCCESS);
 	}
 }
 
@@ -645,14 +634,14 @@ static void phys_unload_ctr(struct vpmu *v, unsigned int i)
 	struct vpmu_ctr *c = &v->ctr[i];
 
 	if (on_this_hart(v, i)) {
-		if (c->state == VPMU_CTR_STARTED && v->loaded && is_synced(v, i)) {
+		if (c->state == VPMU_CTR_STARTED && v->loaded && hw_bit(v->synced, i)) {
 			vpmu_phys_stop(i, 0);
 			save_value(v, i, vpmu_phys_read(i) & width_mask(i));
 		}
 		phys_release(v->resident, i);
 	}
-	set_placed(v, i, false);
-	set_synced(v, i, false);
+	set_hw_bit(&v->placed, i, false);
+	set_hw_bit(&v->synced, i, false);
 }
 
 /* After every change of what runs: the hcounteren bits and the next deadline */
@@ -679,9 +668,14 @@ static void sync_hw(struct vpmu *v)
  * while some counter is started, and a deadline left in the past would make
  * the hart's timer fire again and again.
  */
-static bool near_top(unsigned int i, uint64_t value)
+static bool near_width_top(uint64_t width_mask, uint64_t value)
 {
-	return width_mask(i) - value < FAR_COUNTS;
+	return width_mask - value < FAR_COUNTS;
+}
+
+static bool near_top(unsigned int i, uint64_t value) /* i: a hardware counter */
+{
+	return near_width_top(layout.hw_width_mask[i % VPMU_MAX_HW], value);
 }
 
 /* Whether a hardware counter of mask is near its top by its saved value */
@@ -690,7 +684,7 @@ static bool near_top_mask(const struct vpmu *v, uint32_t mask)
 	unsigned int i;
 
 	for_each_bit (i, mask)
-		if (layout.hw_width_mask[i] - v->ctr[i].value < FAR_COUNTS)
+		if (near_top(i, v->ctr[i].value))
 			return true;
 	return false;
 }
@@ -727,7 +721,7 @@ static long ctr_transition(struct vpmu *v, unsigned int i, enum vpmu_op op, cons
 		if (c->state == VPMU_CTR_STARTED)
 			return SBI_ERR_NOT_SUPPORTED;
 		if (hw && v->loaded) {
-			bool had = is_placed(v, i);
+			bool had = hw_bit(v->placed, i);
 
 			if (had)
 				phys_unload_ctr(v, i);
@@ -736,8 +730,8 @@ static long ctr_transition(struct vpmu *v, unsigned int i, enum vpmu_op op, cons
 					phys_load_ctr(v, i);
 				return SBI_ERR_NOT_SUPPORTED;
 			}
-			set_placed(v, i, true);
-			set_synced(v, i, false);
+			set_hw_bit(&v->placed, i, true);
+			set_hw_bit(&v->synced, i, false);
 		}
 		c->event_idx = (uint32_t)a->event_idx;
 		c->event_data = a->event_data;
@@ -756,13 +750,13 @@ static long ctr_transition(struct vpmu *v, unsigned int i, enum vpmu_op op, cons
 			return SBI_ERR_ALREADY_STARTED;
 		if (a && a->set_value)
 			c->value = a->value & width_mask(i);
-		if (hw && is_placed(v, i) && v->loaded) {
+		if (hw && hw_bit(v->placed, i) && v->loaded) {
 			vpmu_host_counting_starts(v);
 			phys_prepare_start(v);
-			set_synced(v, i, vpmu_phys_start(i, c->value) == SBI_SUCCESS);
+			set_hw_bit(&v->synced, i, vpmu_phys_start(i, c->value) == SBI_SUCCESS);
 		} else if (hw) {
-			set_synced(v, i,
-				   false); /* not loaded: started from its value at the next load */
+			/* not loaded: started from its value at the next load */
+			set_hw_bit(&v->synced, i, false);
 		}
 		clear_overflow(v, i);
 		c->state = VPMU_CTR_STARTED;
@@ -775,12 +769,12 @@ static long ctr_transition(struct vpmu *v, unsigned int i, enum vpmu_op op, cons
 	case OP_STOP:
 		if (c->state != VPMU_CTR_STARTED)
 			return SBI_ERR_ALREADY_STOPPED;
-		if (hw && is_placed(v, i) && is_synced(v, i) && v->loaded) {
+		if (hw && hw_bit(v->placed & v->synced, i) && v->loaded) {
 			vpmu_phys_stop(i, 0);
 			save_value(v, i, vpmu_phys_read(i) & width_mask(i));
 		}
-		if (hw && is_placed(v, i))
-			set_synced(v, i, true);
+		if (hw && hw_bit(v->placed, i))
+			set_hw_bit(&v->synced, i, true);
 		c->state = VPMU_CTR_CONFIGURED;
 		if (hw)
 			v->started_hw &= ~(1U << i);
@@ -1133,7 +1127,8 @@ void vpmu_vcpu_load(struct vpmu *v)
 		/* the host refused the batch: start them one by one */
 		for_each_bit (i, cont) {
 			vpmu_phys_stop(i, 0);
-			set_synced(v, i, vpmu_phys_start(i, v->ctr[i].value) == SBI_SUCCESS);
+			set_hw_bit(&v->synced, i,
+				   vpmu_phys_start(i, v->ctr[i].value) == SBI_SUCCESS);
 		}
 	}
 	vpmu_phys_set_counteren(vpmu_hcounteren(v));
@@ -1203,7 +1198,7 @@ void vpmu_vcpu_put(struct vpmu *v)
 			uint64_t w = layout.hw_width_mask[i];
 
 			save_value(v, i, vpmu_phys_read(i) & w);
-			if (w - v->ctr[i].value < FAR_COUNTS)
+			if (near_width_top(w, v->ctr[i].value))
 				v->near_hw |= 1U << i;
 		}
 	}
@@ -1230,7 +1225,7 @@ uint64_t vpmu_ctr_value(struct vpmu *v, unsigned int i)
 	if (i >= VPMU_MAX_COUNTERS)
 		return 0;
 	c = &v->ctr[i];
-	if (is_hw(i) && c->state == VPMU_CTR_STARTED && is_placed(v, i) && is_synced(v, i))
+	if (is_hw(i) && c->state == VPMU_CTR_STARTED && hw_bit(v->placed & v->synced, i))
 		return vpmu_phys_read(i) & width_mask(i);
 	return c->value;
 }
@@ -1376,7 +1371,7 @@ struct sbi_ret vpmu_counter_config_matching(struct vpmu *v, unsigned long base, 
 
 	if (flags & SBI_PMU_CFG_FLAG_CLEAR_VALUE) {
 		v->ctr[idx].value = 0;
-		set_synced(v, idx, false);
+		set_hw_bit(&v->synced, idx, false);
 	}
 	if (flags & SBI_PMU_CFG_FLAG_AUTO_START)
 		ctr_transition(v, idx, OP_START, NULL);

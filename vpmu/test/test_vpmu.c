@@ -997,6 +997,18 @@ static struct vpmu *switch_to_other(void)
 	return w;
 }
 
+/* v counts instret on 3 from ival for ticks, then the other vCPU configures DTLB reads there */
+static struct vpmu *other_takes_counter_3(uint64_t ival, unsigned long ticks)
+{
+	struct vpmu *w;
+
+	cfg_start(3, 1, EV_INSTR, ival);
+	fake_advance(ticks);
+	w = switch_to_other();
+	assert_int_equal(vpmu_counter_config_matching(w, 3, 1, 0, EV_DTLB_RD, 0).value, 3);
+	return w;
+}
+
 static void test_put_load_stopped_counter(void **state)
 {
 	unsigned long val;
@@ -1031,10 +1043,7 @@ static void test_two_vcpus_share_hart(void **state)
 	struct vpmu *w;
 
 	(void)state;
-	cfg_start(3, 1, EV_INSTR, 0);
-	fake_advance(10);
-	w = switch_to_other();
-	assert_int_equal(vpmu_counter_config_matching(w, 3, 1, 0, EV_DTLB_RD, 0).value, 3);
+	w = other_takes_counter_3(0, 10);
 	assert_int_equal(vpmu_counter_start(w, 3, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, 500).error,
 			 SBI_SUCCESS);
 	fake_advance(1);
@@ -1172,10 +1181,7 @@ static void test_load_sees_owner_change(void **state)
 	struct vpmu *w;
 
 	(void)state;
-	cfg_start(3, 1, EV_INSTR, 100);
-	fake_advance(5);
-	w = switch_to_other();
-	assert_int_equal(vpmu_counter_config_matching(w, 3, 1, 0, EV_DTLB_RD, 0).value, 3);
+	w = other_takes_counter_3(100, 5);
 	assert_int_equal(vpmu_counter_stop(w, 3, 1, SBI_PMU_STOP_FLAG_RESET).error,
 			 SBI_ERR_ALREADY_STOPPED);
 	vpmu_vcpu_put(w);
