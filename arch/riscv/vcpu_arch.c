@@ -116,6 +116,25 @@ void vcpu_arch_reset(struct vcpu *v, unsigned long pc, unsigned long a1)
 	a->fp_live = true;
 }
 
+/*
+ * Every write of vstimecmp goes through here. QEMU 10 (time_helper.c,
+ * riscv_timer_write_timecmp) keeps one host timer per hart for it: a value
+ * in the past raises VSTIP at once but leaves armed the timer an earlier
+ * value set, and that timer's callback sets VSTIP whatever vstimecmp holds
+ * when it runs, late under host load. Another vCPU's deadline became a
+ * timer interrupt for a guest whose compare value was UINT64_MAX (a fourth
+ * tick in smp4-onehart, about 1 run in 100; docs/architecture.md, "A vCPU's
+ * life"). UINT64_MAX drops the timer; a callback QEMU has already taken off
+ * its list holds the lock (BQL) the second write waits for, so the value is
+ * written after it.
+ */
+static void write_vstimecmp(uint64_t when)
+{
+	csr_write(CSR_VSTIMECMP, UINT64_MAX);
+	csr_write(CSR_VSTIMECMP, UINT64_MAX);
+	csr_write(CSR_VSTIMECMP, when);
+}
+
 void vcpu_arch_load(struct vcpu *v)
 {
 	struct vcpu_arch *a = &v->arch;
@@ -136,7 +155,7 @@ void vcpu_arch_load(struct vcpu *v)
 	csr_write(CSR_SENVCFG, a->senvcfg);
 	csr_write(CSR_HVIP, a->hvip);
 	if (host.ext[HOST_EXT_SSTC])
-		csr_write(CSR_VSTIMECMP, a->vstimecmp);
+		write_vstimecmp(a->vstimecmp);
 	if (a->fp_live) {
 		fpu_restore(a->fp);
 		a->fp_live = false;
@@ -193,7 +212,7 @@ bool vcpu_arch_irq_pending(struct vcpu *v, unsigned long now)
 		 * the comparison is combinational).
 		 */
 		if (host.ext[HOST_EXT_SSTC] && live)
-			csr_write(CSR_VSTIMECMP, deadline);
+			write_vstimecmp(deadline);
 	}
 	/* software LCOFI: the guest's enable bit is not visible, assume it set */
 	if (v->arch.lcofi_soft)
@@ -214,7 +233,7 @@ void vcpu_arch_set_timer(struct vcpu *v, uint64_t when)
 	if (host.ext[HOST_EXT_SSTC]) {
 		v->arch.vstimecmp = when;
 		if (loaded(v))
-			csr_write(CSR_VSTIMECMP, when);
+			write_vstimecmp(when);
 		return;
 	}
 	v->arch.timer_next = when;
