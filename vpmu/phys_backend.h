@@ -28,6 +28,8 @@ struct phys_ops {
 	long (*stop)(unsigned int idx, int reset);
 	long (*stop_mask)(uint32_t mask);
 	long (*start_mask)(uint32_t mask);
+	/* optional: write values[i] into each counter of mask, then start them all */
+	void (*start_values)(uint32_t mask, const uint64_t *values);
 };
 extern const struct phys_ops phys_sbi_ops, phys_cdeleg_ops;
 

@@ -282,10 +282,26 @@ static long phys_cdeleg_start_mask(uint32_t mask)
 	return SBI_SUCCESS;
 }
 
+/* Only the counters scountovf flags need their OF bits cleared */
+static void phys_cdeleg_start_values(uint32_t mask, const uint64_t *values)
+{
+	uint32_t of = mask & (uint32_t)csr_read(CSR_SCOUNTOVF);
+	unsigned int i;
+
+	for_each_bit_dense (i, mask) {
+		cdeleg_select(i);
+		if ((of >> i) & 1)
+			cdeleg_cfg_write(cdeleg_cfg_read() & ~MHPMEVENT_OF);
+		cdeleg_ctr_write(values[i]);
+	}
+	scountinhibit_clear(mask);
+}
+
 const struct phys_ops phys_cdeleg_ops = {
 	.config = phys_cdeleg_config,
 	.start = phys_cdeleg_start,
 	.stop = phys_cdeleg_stop,
 	.stop_mask = phys_cdeleg_stop_mask,
 	.start_mask = phys_cdeleg_start_mask,
+	.start_values = phys_cdeleg_start_values,
 };

@@ -99,15 +99,16 @@ int phys_holder_of(const struct vpmu_hart *h, unsigned long ev)
 	return -1;
 }
 
-int vpmu_phys_event_holder(unsigned long event_idx)
+int vpmu_phys_event_counter(unsigned int idx, unsigned long event_idx)
 {
-	return phys_holder_of(vpmu_host_hart(), event_idx);
-}
+	const struct vpmu_hart *h;
 
-bool vpmu_phys_event_mapped(unsigned int idx, unsigned long event_idx)
-{
-	return idx < PHYS_FIRST_PROG || idx >= VPMU_MAX_HW ||
-	       vpmu_host_hart()->phys_ev[idx] == event_idx;
+	if (idx < PHYS_FIRST_PROG || idx >= VPMU_MAX_HW)
+		return (int)idx;
+	h = vpmu_host_hart();
+	if (h->phys_ev[idx] == event_idx)
+		return (int)idx;
+	return phys_holder_of(h, event_idx);
 }
 
 /* ------------------------------------------------------ QEMU quirk 5 */
@@ -158,6 +159,21 @@ struct sbi_ret vpmu_phys_config(unsigned int idx, unsigned long host_flags, unsi
 	return r;
 }
 
+/* What counter idx (< 32) started from value with this bias now runs as */
+static inline void note_start(struct vpmu_hart *h, unsigned int idx, uint64_t value, uint64_t bias)
+{
+	uint32_t bit = 1U << idx;
+
+	h->phys_low &= ~bit;
+	if (!(value >> 63) && !bias)
+		h->phys_low |= bit & wide;
+	if (bias || ((h->phys_bias63 | h->phys_bias62) & bit)) {
+		h->phys_bias63 = (h->phys_bias63 & ~bit) | ((uint32_t)(bias >> 63) << idx);
+		h->phys_bias62 = (h->phys_bias62 & ~bit) | ((uint32_t)((bias >> 62) & 1) << idx);
+		__atomic_fetch_or(&ever_biased, bit, __ATOMIC_RELAXED);
+	}
+}
+
 /* Bookkeeping only for counters started below 2^63 or biased before: Linux starts at 2^63 + 1 */
 long vpmu_phys_start(unsigned int idx, uint64_t value)
 {
@@ -174,14 +190,7 @@ long vpmu_phys_start(unsigned int idx, uint64_t value)
 	err = ops->start(idx, value + bias);
 	if (err != SBI_SUCCESS) /* a refused start wrote nothing */
 		return err;
-	h->phys_low &= ~bit;
-	if (!(value >> 63) && !bias)
-		h->phys_low |= bit & wide;
-	if (bias || ((h->phys_bias63 | h->phys_bias62) & bit)) {
-		h->phys_bias63 = (h->phys_bias63 & ~bit) | ((uint32_t)(bias >> 63) << idx);
-		h->phys_bias62 = (h->phys_bias62 & ~bit) | ((uint32_t)((bias >> 62) & 1) << idx);
-		__atomic_fetch_or(&ever_biased, bit, __ATOMIC_RELAXED);
-	}
+	note_start(h, idx, value, bias);
 	return SBI_SUCCESS;
 }
 
@@ -281,6 +290,65 @@ bool phys_quirk_stale_deadline(unsigned int idx, uint64_t value)
 		return false;
 	h->phys_far &= ~(1U << idx);
 	return true;
+}
+
+/*
+ * A vCPU load's counters taken over from another vCPU: vpmu_phys_start's
+ * bookkeeping for each, lowest first, then the backend writes every value
+ * and starts them together. One near its top and marked far (quirk 1: a
+ * stale deadline to consume first) starts alone, as vpmu_phys_start would.
+ */
+uint32_t vpmu_phys_start_values(uint32_t mask, const uint64_t *values)
+{
+	uint64_t w[VPMU_MAX_HW]; /* the values to write, bias included */
+	uint32_t m = mask, alone = 0, started = 0, plain, low = 0;
+	struct vpmu_hart *h;
+
+	if (!ops->start_values) {
+		while (m) {
+			unsigned int i = lowest_bit(m);
+
+			m &= m - 1;
+			if (vpmu_phys_start(i, values[i]) == SBI_SUCCESS)
+				started |= 1U << i;
+		}
+		return started;
+	}
+	h = far_init();
+	/* never biased, and their phys_low bits take no part in needs_bias(): set after */
+	plain = mask & wide & ~(h->phys_cyc | h->phys_ins | h->phys_bias63 | h->phys_bias62);
+	while (m) {
+		unsigned int i = lowest_bit(m) % VPMU_MAX_HW;
+		uint32_t bit = 1U << i;
+		uint64_t bias = 0;
+
+		m &= m - 1;
+		if (plain & bit) {
+			if (!(values[i] >> 63))
+				low |= bit;
+		} else if (!((values[i] >> 63) && !(ever_biased & bit))) {
+			if (needs_bias(h, i, values[i]))
+				bias = phys_upper_half_bias(values[i]);
+			note_start(h, i, values[i], bias);
+		}
+		w[i] = values[i] + bias;
+		if (i < PHYS_FIRST_PROG)
+			continue;
+		if (phys_far_from_top(w[i]))
+			h->phys_far |= bit;
+		else if (h->phys_far & bit)
+			alone |= bit;
+	}
+	h->phys_low = (h->phys_low & ~plain) | low;
+	if (mask & ~alone)
+		ops->start_values(mask & ~alone, w);
+	while (alone) {
+		unsigned int i = lowest_bit(alone);
+
+		alone &= alone - 1;
+		ops->start(i, w[i]); /* consumes the stale deadline */
+	}
+	return mask;
 }
 
 /* ------------------------------------------------ shared by both backends */

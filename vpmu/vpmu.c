@@ -348,14 +348,11 @@ static void set_hw_bit(uint32_t *mask, unsigned int i, bool on)
 static uint32_t still_owned(const struct vpmu *v, const struct vpmu_hart *h, uint32_t mask)
 {
 	uint32_t m = mask;
+	unsigned int i;
 
-	while (m) {
-		unsigned int i = lowest_bit(m);
-
-		m &= m - 1;
+	for_each_bit_dense (i, m)
 		if (h->owner[i] != v)
 			mask &= ~(1U << i);
-	}
 	return mask;
 }
 
@@ -517,7 +514,8 @@ static void phys_undo(struct vpmu *v, unsigned long q)
 		phys_release(h, (unsigned int)q);
 		return;
 	}
-	run = c->state == VPMU_CTR_STARTED;
+	/* started from its value in the hardware; a load's taken-over one starts later */
+	run = c->state == VPMU_CTR_STARTED && hw_bit(v->synced, (unsigned int)q);
 	if (run) {
 		vpmu_phys_stop((unsigned int)q, 0);
 		save_value(v, (unsigned int)q, vpmu_phys_read((unsigned int)q) & width_mask(q));
@@ -542,10 +540,34 @@ static bool counts_as_taken(const struct vpmu *v, const struct vpmu_hart *h, uns
 {
 	int q;
 
-	if (!layout.event_exclusive || vpmu_phys_event_mapped(p, ev))
+	if (!layout.event_exclusive)
 		return true;
-	q = vpmu_phys_event_holder(ev);
-	return q >= 0 && owns_live(v, h, (unsigned int)q);
+	q = vpmu_phys_event_counter(p, ev);
+	return q == (int)p || (q >= 0 && owns_live(v, h, (unsigned int)q));
+}
+
+/*
+ * Physical counter p holds exactly this configuration, stopped: put by a
+ * vCPU since (or by v before a migration), and its value is written at the
+ * start. Taken over as it is, with the platform's event map unchanged, two
+ * vCPUs that count the same events switch without a host call per counter.
+ * Only if it counts the event there (counts_as_taken): the fuzz victim's
+ * instret, taken over where another vCPU had configured it twice, stood
+ * still (2 fuzz-pmu runs in 3).
+ */
+static inline __attribute__((always_inline)) bool
+can_take_over(const struct vpmu *v, const struct vpmu_hart *h, unsigned int p,
+	      unsigned long event_idx, uint64_t data, uint8_t flags, int key)
+{
+	return h->owner[p] && h->event_idx[p] == event_idx && h->event_data[p] == data &&
+	       h->flags[p] == flags && host_can(key, p) && counts_as_taken(v, h, p, event_idx);
+}
+
+static void take_over(struct vpmu *v, struct vpmu_hart *h, unsigned int p)
+{
+	h->owner[p] = v;
+	h->owned |= 1U << p;
+	h->owners_changed++;
 }
 
 /*
@@ -564,20 +586,8 @@ static bool phys_try_config(struct vpmu *v, unsigned int p, unsigned long guest_
 
 	if (p >= VPMU_MAX_HW)
 		return false;
-	/*
-	 * Configured exactly so already, by a vCPU put since (or by v before
-	 * a migration): stopped, and its value is written at the start. Taken
-	 * over as it is, with the platform's event map unchanged: two vCPUs
-	 * that count the same events switch without a host call per counter.
-	 * Only if it counts the event there (counts_as_taken): the fuzz
-	 * victim's instret, taken over where another vCPU had configured it
-	 * twice, stood still (2 fuzz-pmu runs in 3).
-	 */
-	if (h->owner[p] && h->event_idx[p] == event_idx && h->event_data[p] == data &&
-	    h->flags[p] == flags && host_can(key, p) && counts_as_taken(v, h, p, event_idx)) {
-		h->owner[p] = v;
-		h->owned |= 1U << p;
-		h->owners_changed++;
+	if (can_take_over(v, h, p, event_idx, data, flags, key)) {
+		take_over(v, h, p);
 		return true;
 	}
 	if (h->owner[p])
@@ -676,17 +686,6 @@ static bool near_width_top(uint64_t width_mask, uint64_t value)
 static bool near_top(unsigned int i, uint64_t value) /* i: a hardware counter */
 {
 	return near_width_top(layout.hw_width_mask[i % VPMU_MAX_HW], value);
-}
-
-/* Whether a hardware counter of mask is near its top by its saved value */
-static bool near_top_mask(const struct vpmu *v, uint32_t mask)
-{
-	unsigned int i;
-
-	for_each_bit (i, mask)
-		if (near_top(i, v->ctr[i].value))
-			return true;
-	return false;
 }
 
 /* ------------------------------------------------------- state machine */
@@ -1089,10 +1088,54 @@ void vpmu_vcpu_reset(struct vpmu *v)
  * untouched by anyone since, just continue: one start call for all of them.
  * The others are configured again and started from their saved values.
  */
+/*
+ * A load's counters not still in place: phys_load_ctr for each, except
+ * that those another vCPU left configured exactly as needed are taken over
+ * and started together after (vpmu_phys_start_values). True if a started
+ * one that has not overflowed is near its top (it needs the deadline).
+ */
+static __attribute__((noinline)) bool load_counters(struct vpmu *v, struct vpmu_hart *h,
+						    uint32_t load)
+{
+	uint64_t val[VPMU_MAX_HW]; /* the values of the counters taken over */
+	uint32_t taken = 0;
+	bool near = false;
+	unsigned int i;
+
+	for_each_bit_dense (i, load) {
+		struct vpmu_ctr *c = &v->ctr[i];
+
+		if (c->state == VPMU_CTR_STARTED && !((v->overflow >> i) & 1))
+			near |= near_top(i, c->value);
+		if (!can_take_over(v, h, i, c->event_idx, c->event_data,
+				   (uint8_t)host_flags(c->flags), c->key)) {
+			phys_load_ctr(v, i);
+			continue;
+		}
+		take_over(v, h, i);
+		v->placed |= 1U << i; /* at once: owns_live() for the next ones */
+		v->synced &= ~(1U << i);
+		taken |= 1U << i;
+		val[i] = c->value;
+	}
+	taken &= v->started_hw & v->placed; /* placed: still, after the others' configurations */
+	if (!taken)
+		return near;
+	phys_prepare_start(v);
+	if (taken & (taken - 1)) {
+		v->synced |= vpmu_phys_start_values(taken, val);
+	} else {
+		i = lowest_bit(taken);
+		set_hw_bit(&v->synced, i, vpmu_phys_start(i, val[i]) == SBI_SUCCESS);
+	}
+	return near;
+}
+
 void vpmu_vcpu_load(struct vpmu *v)
 {
 	struct vpmu_hart *h = vpmu_host_hart();
-	uint32_t here, cont, of;
+	uint32_t here, cont, of, load;
+	bool near = false;
 	unsigned int i;
 
 	v->loaded = true;
@@ -1119,8 +1162,9 @@ void vpmu_vcpu_load(struct vpmu *v)
 	if (h->owners_changed != v->owners_seen)
 		here = still_owned(v, h, here);
 	cont = here & v->started_hw;
-	for_each_bit (i, v->configured_hw & ~here)
-		phys_load_ctr(v, i);
+	load = v->configured_hw & ~here;
+	if (load)
+		near = load_counters(v, h, load);
 	if (cont)
 		phys_prepare_start(v);
 	if (cont && vpmu_phys_start_mask(cont) != SBI_SUCCESS) {
@@ -1134,11 +1178,8 @@ void vpmu_vcpu_load(struct vpmu *v)
 	vpmu_phys_set_counteren(vpmu_hcounteren(v));
 	/* every counter it placed is its own now (a put can trust that) */
 	v->owners_seen = h->owners_changed;
-	/*
-	 * Only a counter near its top needs a deadline: the ones that continue
-	 * are as near as put found them, the others are tested by value
-	 */
-	if ((v->near_hw & cont) || near_top_mask(v, v->started_hw & ~(uint32_t)v->overflow & ~cont))
+	/* only a counter near its top needs a deadline (those that continue: as put found them) */
+	if ((v->near_hw & cont) || near)
 		update_deadline(v);
 	else
 		v->deadline = UINT64_MAX;

@@ -44,6 +44,11 @@ long vpmu_phys_stop(unsigned int idx, int reset);
 long vpmu_phys_stop_mask(uint32_t mask);
 /* Start several stopped counters at once, continuing from their values */
 long vpmu_phys_start_mask(uint32_t mask);
+/*
+ * Start each counter of mask (configured, stopped) from values[i], as
+ * vpmu_phys_start would one by one; returns the counters started.
+ */
+uint32_t vpmu_phys_start_values(uint32_t mask, const uint64_t *values);
 /* Current value of the counter: its CSR, less any bias the start added */
 uint64_t vpmu_phys_read(unsigned int idx);
 /*
@@ -76,13 +81,12 @@ void vpmu_phys_irq_clear(void);
  */
 int vpmu_phys_event_counts(unsigned int idx, unsigned long event_idx);
 /*
- * Programmable counter idx of this hart, configured with event_idx, counts
- * it: the platform's one-counter-per-event map (QEMU quirk 2) gives the
- * event to idx, not to another counter configured with it before.
+ * Counter idx of this hart configured with event_idx: the counter that
+ * counts it by the platform's one-counter-per-event map (QEMU quirk 2).
+ * idx itself (always for a fixed counter), another programmable counter
+ * configured with the event before, or -1 if the map gives it to none.
  */
-bool vpmu_phys_event_mapped(unsigned int idx, unsigned long event_idx);
-/* The programmable counter of this hart the platform gives event_idx to, or -1 */
-int vpmu_phys_event_holder(unsigned long event_idx);
+int vpmu_phys_event_counter(unsigned int idx, unsigned long event_idx);
 /*
  * Boot probe: configure event_idx on counter idx with every privilege mode
  * inhibited, run a short loop, release. 1 if the counter stayed still (the

@@ -186,6 +186,17 @@ long vpmu_phys_start(unsigned int idx, uint64_t value)
 	return SBI_SUCCESS;
 }
 
+/* One by one, as the SBI backend has no batch: the same starts, each counted */
+uint32_t vpmu_phys_start_values(uint32_t mask, const uint64_t *values)
+{
+	uint32_t started = 0;
+
+	for (unsigned int p = 0; p < 32; p++)
+		if (((mask >> p) & 1) && vpmu_phys_start(p, values[p]) == SBI_SUCCESS)
+			started |= 1U << p;
+	return started;
+}
+
 long vpmu_phys_stop(unsigned int idx, int reset)
 {
 	long err = SBI_SUCCESS;
@@ -309,18 +320,12 @@ int vpmu_phys_event_shared(unsigned int a, unsigned int b, unsigned long event_i
 	return fake.event_exclusive ? 0 : 1;
 }
 
-bool vpmu_phys_event_mapped(unsigned int idx, unsigned long event_idx)
+int vpmu_phys_event_counter(unsigned int idx, unsigned long event_idx)
 {
-	if (idx < 3 || !(event_idx == 0x1 || event_idx == 0x2) || !fake.event_exclusive)
-		return true;
-	return fake.map[event_idx] == idx;
-}
-
-int vpmu_phys_event_holder(unsigned long event_idx)
-{
-	if (!(event_idx == 0x1 || event_idx == 0x2) || !fake.map[event_idx])
-		return -1;
-	return (int)fake.map[event_idx];
+	if (idx < 3 || !(event_idx == 0x1 || event_idx == 0x2) || !fake.event_exclusive ||
+	    fake.map[event_idx] == idx)
+		return (int)idx;
+	return fake.map[event_idx] ? (int)fake.map[event_idx] : -1;
 }
 
 int vpmu_phys_event_counts(unsigned int idx, unsigned long event_idx)

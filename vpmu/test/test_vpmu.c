@@ -1127,6 +1127,41 @@ static void test_takeover_needs_the_event_map(void **state)
 	assert_int_equal(fake.map[EV_INSTR], 3);
 }
 
+/*
+ * A load starts the counters it takes over after it has configured the
+ * others (load_counters). When one of those configurations lands on a
+ * counter taken over but not started yet (the host's fixed-counter
+ * fallback: phys_undo), the hardware still holds the other vCPU's value:
+ * it is not v's to save, and v counts on from its own.
+ */
+static void test_undo_leaves_counter_taken_over(void **state)
+{
+	struct vpmu *w;
+
+	(void)state;
+	assert_int_equal(cfg_start(0, 1, EV_CYCLES, 1000), 0);
+	assert_int_equal(vpmu_counter_config_matching(v, 5, 1, 0, EV_CYCLES, 0).value, 5);
+	w = switch_to_other();
+	assert_int_equal(vpmu_counter_config_matching(w, 0, 1, 0, EV_CYCLES, 0).value, 0);
+	assert_int_equal(vpmu_counter_start(w, 0, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, 50).error,
+			 SBI_SUCCESS);
+	/* counter 5 with other filters: v's must be configured again, not taken over */
+	assert_int_equal(
+		vpmu_counter_config_matching(w, 5, 1, SBI_PMU_CFG_FLAG_SET_UINH, EV_CYCLES, 0)
+			.value,
+		5);
+	fake_advance(7);
+	vpmu_vcpu_put(w);
+	assert_int_equal(fake.c[0].value, 57);
+	fake.cycles_map &= ~(1U << 5); /* now the host puts cycles asked on 5 on counter 0 */
+	fake.n_config = 0;
+	vpmu_vcpu_load(v);
+	assert_int_equal(fake.n_config, 2); /* 5, falling back to 0, and 0 again (phys_undo) */
+	fake_advance(3);
+	assert_int_equal(vpmu_ctr_value(v, 0), 1003);
+	assert_int_equal(v->overflow, 0);
+}
+
 /* A wrap the host did not flag (QEMU without icount) is still an overflow */
 static void test_unflagged_wrap_recorded_at_put(void **state)
 {
@@ -2077,6 +2112,7 @@ int main(void)
 		T(test_unflagged_wrap_recorded_at_put),
 		T(test_exclusive_event_evicts_other),
 		T(test_takeover_needs_the_event_map),
+		T(test_undo_leaves_counter_taken_over),
 		T(test_load_sees_owner_change),
 		T(test_deadline_after_load),
 		T(test_move_to_other_hart),
