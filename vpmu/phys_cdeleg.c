@@ -290,9 +290,13 @@ static void phys_cdeleg_start_values(uint32_t mask, const uint64_t *values)
 
 	for_each_bit_dense (i, mask) {
 		cdeleg_select(i);
-		if ((of >> i) & 1)
-			cdeleg_cfg_write(cdeleg_cfg_read() & ~MHPMEVENT_OF);
 		cdeleg_ctr_write(values[i]);
+	}
+	while (of) {
+		i = lowest_bit(of);
+		of &= of - 1;
+		cdeleg_select(i);
+		cdeleg_cfg_write(cdeleg_cfg_read() & ~MHPMEVENT_OF);
 	}
 	scountinhibit_clear(mask);
 }

@@ -143,7 +143,7 @@ static void note_event(struct vpmu_hart *h, unsigned int idx, unsigned long even
 		h->phys_ins |= bit;
 }
 
-static bool needs_bias(const struct vpmu_hart *h, unsigned int idx, uint64_t value)
+static inline bool needs_bias(const struct vpmu_hart *h, unsigned int idx, uint64_t value)
 {
 	return idx < 32 &&
 	       phys_needs_bias(wide & h->phys_cyc, wide & h->phys_ins, h->phys_low, idx, value);
@@ -298,18 +298,18 @@ bool phys_quirk_stale_deadline(unsigned int idx, uint64_t value)
  * and starts them together. One near its top and marked far (quirk 1: a
  * stale deadline to consume first) starts alone, as vpmu_phys_start would.
  */
-uint32_t vpmu_phys_start_values(uint32_t mask, const uint64_t *values)
+uint32_t vpmu_phys_start_values(uint32_t mask, const uint64_t *values, size_t stride)
 {
 	uint64_t w[VPMU_MAX_HW]; /* the values to write, bias included */
-	uint32_t m = mask, alone = 0, started = 0, plain, low = 0;
+	uint32_t m = mask, alone, started = 0, plain, low = 0, far = 0;
 	struct vpmu_hart *h;
+	unsigned int i;
 
 	if (!ops->start_values) {
 		while (m) {
-			unsigned int i = lowest_bit(m);
-
+			i = lowest_bit(m);
 			m &= m - 1;
-			if (vpmu_phys_start(i, values[i]) == SBI_SUCCESS)
+			if (vpmu_phys_start(i, values[i * stride]) == SBI_SUCCESS)
 				started |= 1U << i;
 		}
 		return started;
@@ -317,21 +317,29 @@ uint32_t vpmu_phys_start_values(uint32_t mask, const uint64_t *values)
 	h = far_init();
 	/* never biased, and their phys_low bits take no part in needs_bias(): set after */
 	plain = mask & wide & ~(h->phys_cyc | h->phys_ins | h->phys_bias63 | h->phys_bias62);
+	for_each_bit_dense (i, plain) {
+		w[i] = values[i * stride];
+		if (!(w[i] >> 63))
+			low |= 1U << i;
+		if (phys_far_from_top(w[i]))
+			far |= 1U << i;
+	}
+	alone = plain & ~far & h->phys_far;
+	h->phys_far |= far;
+	m &= ~plain;
 	while (m) {
-		unsigned int i = lowest_bit(m) % VPMU_MAX_HW;
-		uint32_t bit = 1U << i;
+		uint32_t bit;
 		uint64_t bias = 0;
 
+		i = lowest_bit(m) % VPMU_MAX_HW;
+		bit = 1U << i;
 		m &= m - 1;
-		if (plain & bit) {
-			if (!(values[i] >> 63))
-				low |= bit;
-		} else if (!((values[i] >> 63) && !(ever_biased & bit))) {
-			if (needs_bias(h, i, values[i]))
-				bias = phys_upper_half_bias(values[i]);
-			note_start(h, i, values[i], bias);
+		if (!((values[i * stride] >> 63) && !(ever_biased & bit))) {
+			if (needs_bias(h, i, values[i * stride]))
+				bias = phys_upper_half_bias(values[i * stride]);
+			note_start(h, i, values[i * stride], bias);
 		}
-		w[i] = values[i] + bias;
+		w[i] = values[i * stride] + bias;
 		if (i < PHYS_FIRST_PROG)
 			continue;
 		if (phys_far_from_top(w[i]))
@@ -343,8 +351,7 @@ uint32_t vpmu_phys_start_values(uint32_t mask, const uint64_t *values)
 	if (mask & ~alone)
 		ops->start_values(mask & ~alone, w);
 	while (alone) {
-		unsigned int i = lowest_bit(alone);
-
+		i = lowest_bit(alone);
 		alone &= alone - 1;
 		ops->start(i, w[i]); /* consumes the stale deadline */
 	}
@@ -409,7 +416,7 @@ uint64_t phys_read_raw(unsigned int idx)
  */
 static __attribute__((noinline)) uint64_t read_biased(unsigned int idx)
 {
-	return phys_read_raw(idx) - bias_of(vpmu_host_hart(), idx);
+	return read_csr_of(idx) - bias_of(vpmu_host_hart(), idx);
 }
 
 /* One bias test, then the CSR switch inline: the common read builds no stack frame */

@@ -486,6 +486,7 @@ static void phys_release(struct vpmu_hart *h, unsigned int p)
 	h->owner[p] = NULL;
 	h->owned &= ~(1U << p);
 	h->owners_changed++;
+	h->configs_changed++;
 }
 
 /* Physical counter q of hart h holds one of v's configured counters (not a stale entry) */
@@ -520,6 +521,7 @@ static void phys_undo(struct vpmu *v, unsigned long q)
 		vpmu_phys_stop((unsigned int)q, 0);
 		save_value(v, (unsigned int)q, vpmu_phys_read((unsigned int)q) & width_mask(q));
 	}
+	h->configs_changed++;
 	vpmu_phys_config((unsigned int)q, host_flags(c->flags), c->event_idx, c->event_data);
 	if (run) {
 		phys_prepare_start(v);
@@ -608,6 +610,7 @@ static bool phys_try_config(struct vpmu *v, unsigned int p, unsigned long guest_
 			    !owns_live(v, h, q))
 				phys_release(h, q);
 	}
+	h->configs_changed++;
 	r = vpmu_phys_config(p, host_flags(guest_flags), event_idx, data);
 	if (r.error == SBI_SUCCESS && r.value == p) {
 		h->owner[p] = v;
@@ -1083,11 +1086,23 @@ void vpmu_vcpu_reset(struct vpmu *v)
 	sync_hw(v);
 }
 
-/*
- * Counters still configured on this hart since the vCPU was put here, and
- * untouched by anyone since, just continue: one start call for all of them.
- * The others are configured again and started from their saved values.
- */
+_Static_assert(sizeof(struct vpmu_ctr) % sizeof(uint64_t) == 0, "ctr[].value as a strided array");
+
+/* Start the counters of mask, placed but not synced, each from its value */
+static void start_placed(struct vpmu *v, uint32_t mask)
+{
+	unsigned int i;
+
+	phys_prepare_start(v);
+	if (mask & (mask - 1)) {
+		v->synced |= vpmu_phys_start_values(mask, &v->ctr[0].value,
+						    sizeof(struct vpmu_ctr) / sizeof(uint64_t));
+	} else {
+		i = lowest_bit(mask);
+		set_hw_bit(&v->synced, i, vpmu_phys_start(i, v->ctr[i].value) == SBI_SUCCESS);
+	}
+}
+
 /*
  * A load's counters not still in place: phys_load_ctr for each, except
  * that those another vCPU left configured exactly as needed are taken over
@@ -1097,7 +1112,6 @@ void vpmu_vcpu_reset(struct vpmu *v)
 static __attribute__((noinline)) bool load_counters(struct vpmu *v, struct vpmu_hart *h,
 						    uint32_t load)
 {
-	uint64_t val[VPMU_MAX_HW]; /* the values of the counters taken over */
 	uint32_t taken = 0;
 	bool near = false;
 	unsigned int i;
@@ -1116,21 +1130,52 @@ static __attribute__((noinline)) bool load_counters(struct vpmu *v, struct vpmu_
 		v->placed |= 1U << i; /* at once: owns_live() for the next ones */
 		v->synced &= ~(1U << i);
 		taken |= 1U << i;
-		val[i] = c->value;
 	}
 	taken &= v->started_hw & v->placed; /* placed: still, after the others' configurations */
-	if (!taken)
-		return near;
-	phys_prepare_start(v);
-	if (taken & (taken - 1)) {
-		v->synced |= vpmu_phys_start_values(taken, val);
-	} else {
-		i = lowest_bit(taken);
-		set_hw_bit(&v->synced, i, vpmu_phys_start(i, val[i]) == SBI_SUCCESS);
-	}
+	if (taken)
+		start_placed(v, taken);
 	return near;
 }
 
+/*
+ * Nothing on this hart was configured or released since v's put
+ * (configs_seen): every counter v had placed there holds v's configuration
+ * still, taken over by another vCPU since or not, and counts its event as
+ * it did (the event map is unchanged). One pass takes them back without a
+ * test, and every started one starts from its value: those another vCPU
+ * ran need it, and for the others it is the value they hold. *near if one
+ * is near its top (put noted those in step; the others are tested).
+ */
+static __attribute__((noinline)) void take_back(struct vpmu *v, struct vpmu_hart *h, bool *near)
+{
+	uint32_t back = v->configured_hw & v->placed, run = back & v->started_hw, stopped = 0;
+	unsigned int i;
+
+	for_each_bit_dense (i, run)
+		h->owner[i] = v;
+	/* a stopped one another vCPU ran no longer holds its value */
+	for_each_bit_dense (i, back & ~run)
+		if (h->owner[i] != v) {
+			h->owner[i] = v;
+			stopped |= 1U << i;
+		}
+	for_each_bit_dense (i, run & ~v->synced)
+		if (near_top(i, v->ctr[i].value))
+			*near = true;
+	if (v->near_hw & run)
+		*near = true;
+	h->owned |= back;
+	h->owners_changed++;
+	v->synced &= ~(run | stopped);
+	if (run)
+		start_placed(v, run);
+}
+
+/*
+ * Counters still configured on this hart since the vCPU was put here, and
+ * untouched by anyone since, just continue: one start call for all of them.
+ * The others are configured again and started from their saved values.
+ */
 void vpmu_vcpu_load(struct vpmu *v)
 {
 	struct vpmu_hart *h = vpmu_host_hart();
@@ -1157,14 +1202,21 @@ void vpmu_vcpu_load(struct vpmu *v)
 	for_each_bit (i, of)
 		if (i < layout.num_hw && h->owner[i] && !owns_live(v, h, i))
 			phys_release(h, i);
-	/* still here (resident is h), values unchanged since put: the started ones continue */
-	here = v->configured_hw & v->placed & (~v->started_hw | v->synced);
-	if (h->owners_changed != v->owners_seen)
-		here = still_owned(v, h, here);
-	cont = here & v->started_hw;
-	load = v->configured_hw & ~here;
-	if (load)
-		near = load_counters(v, h, load);
+	/* others took counters over, but nobody configured any: take v's back */
+	if (h->owners_changed != v->owners_seen && h->configs_changed == v->configs_seen) {
+		take_back(v, h, &near);
+		cont = 0;
+		load = v->configured_hw & ~v->placed;
+	} else {
+		/* still here (resident is h), values unchanged since put: the started ones continue */
+		here = v->configured_hw & v->placed & (~v->started_hw | v->synced);
+		if (h->owners_changed != v->owners_seen)
+			here = still_owned(v, h, here);
+		cont = here & v->started_hw;
+		load = v->configured_hw & ~here;
+	}
+	if (load && load_counters(v, h, load))
+		near = true;
 	if (cont)
 		phys_prepare_start(v);
 	if (cont && vpmu_phys_start_mask(cont) != SBI_SUCCESS) {
@@ -1217,7 +1269,7 @@ void vpmu_vcpu_put(struct vpmu *v)
 {
 	const struct vpmu_hart *h = v->resident;
 	unsigned int i;
-	uint32_t run = 0;
+	uint32_t run = 0, near = 0;
 
 	if (!v->loaded)
 		return;
@@ -1229,20 +1281,21 @@ void vpmu_vcpu_put(struct vpmu *v)
 		if (h->owners_changed != v->owners_seen)
 			own = still_owned(v, h, placed);
 		run = own & v->started_hw & v->synced;
-		/* the same test for the next load */
+		/* the same tests for the next load */
 		v->owners_seen = own == placed ? h->owners_changed : h->owners_changed - 1;
+		v->configs_seen = own == placed ? h->configs_changed : h->configs_changed - 1;
 	}
-	v->near_hw = 0;
 	if (run) {
 		vpmu_phys_stop_mask(run);
 		for_each_bit_dense (i, run) { /* hardware counters: i < VPMU_MAX_HW */
-			uint64_t w = layout.hw_width_mask[i];
+			uint64_t w = layout.hw_width_mask[i], now = vpmu_phys_read(i) & w;
 
-			save_value(v, i, vpmu_phys_read(i) & w);
-			if (near_width_top(w, v->ctr[i].value))
-				v->near_hw |= 1U << i;
+			save_value(v, i, now);
+			if (near_width_top(w, now))
+				near |= 1U << i;
 		}
 	}
+	v->near_hw = near;
 	/* wraps are all recorded by value now: a pending LCOFI says nothing more */
 	if (layout.sscofpmf && vpmu_phys_irq_pending())
 		vpmu_phys_irq_clear();

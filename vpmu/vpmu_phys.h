@@ -12,6 +12,7 @@
 #define VPMU_VPMU_PHYS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include "arch/riscv/sbi_spec.h"
 
@@ -45,10 +46,10 @@ long vpmu_phys_stop_mask(uint32_t mask);
 /* Start several stopped counters at once, continuing from their values */
 long vpmu_phys_start_mask(uint32_t mask);
 /*
- * Start each counter of mask (configured, stopped) from values[i], as
- * vpmu_phys_start would one by one; returns the counters started.
+ * Start each counter i of mask (configured, stopped) from values[i * stride],
+ * as vpmu_phys_start would one by one; returns the counters started.
  */
-uint32_t vpmu_phys_start_values(uint32_t mask, const uint64_t *values);
+uint32_t vpmu_phys_start_values(uint32_t mask, const uint64_t *values, size_t stride);
 /* Current value of the counter: its CSR, less any bias the start added */
 uint64_t vpmu_phys_read(unsigned int idx);
 /*

@@ -187,12 +187,12 @@ long vpmu_phys_start(unsigned int idx, uint64_t value)
 }
 
 /* One by one, as the SBI backend has no batch: the same starts, each counted */
-uint32_t vpmu_phys_start_values(uint32_t mask, const uint64_t *values)
+uint32_t vpmu_phys_start_values(uint32_t mask, const uint64_t *values, size_t stride)
 {
 	uint32_t started = 0;
 
 	for (unsigned int p = 0; p < 32; p++)
-		if (((mask >> p) & 1) && vpmu_phys_start(p, values[p]) == SBI_SUCCESS)
+		if (((mask >> p) & 1) && vpmu_phys_start(p, values[p * stride]) == SBI_SUCCESS)
 			started |= 1U << p;
 	return started;
 }

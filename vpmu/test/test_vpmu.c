@@ -1162,6 +1162,54 @@ static void test_undo_leaves_counter_taken_over(void **state)
 	assert_int_equal(v->overflow, 0);
 }
 
+/*
+ * Two vCPUs counting the same events on the same counters: the other one
+ * takes v's counters over without configuring anything, so v's load takes
+ * them back without a test or a host call (take_back), each started from
+ * its own value; a counter the other one configured differently is not
+ * taken back but configured again.
+ */
+static void test_take_back_after_takeover(void **state)
+{
+	struct vpmu *w;
+
+	(void)state;
+	cfg_start(3, 1, EV_INSTR, 100);
+	cfg_start(4, 1, EV_DTLB_RD, 200);
+	fake_advance(1);
+	w = switch_to_other();
+	fake.n_config = 0;
+	assert_int_equal(vpmu_counter_config_matching(w, 3, 1, 0, EV_INSTR, 0).value, 3);
+	assert_int_equal(vpmu_counter_config_matching(w, 4, 1, 0, EV_DTLB_RD, 0).value, 4);
+	assert_int_equal(fake.n_config, 0); /* both taken over as they were */
+	assert_int_equal(vpmu_counter_start(w, 3, 3, SBI_PMU_START_FLAG_SET_INIT_VALUE, 500).error,
+			 SBI_SUCCESS);
+	fake_advance(5);
+	vpmu_vcpu_put(w);
+	assert_int_equal(fake.c[3].value, 505);
+	fake.n_config = 0;
+	vpmu_vcpu_load(v);
+	assert_int_equal(fake.n_config, 0);
+	fake_advance(2);
+	assert_int_equal(vpmu_ctr_value(v, 3), 103);
+	assert_int_equal(vpmu_ctr_value(v, 4), 203);
+	vpmu_vcpu_put(v);
+	vpmu_vcpu_load(w);
+	assert_int_equal(vpmu_ctr_value(w, 3), 505);
+	/* w gives counter 4 other filters: configured, so v's load must configure it again */
+	assert_int_equal(vpmu_counter_stop(w, 4, 1, 0).error, SBI_SUCCESS);
+	assert_int_equal(
+		vpmu_counter_config_matching(w, 4, 1, SBI_PMU_CFG_FLAG_SET_UINH, EV_DTLB_RD, 0)
+			.value,
+		4);
+	vpmu_vcpu_put(w);
+	vpmu_vcpu_load(v);
+	assert_int_equal(fake.c[4].flags, fake.c[3].flags); /* v's filters again, as on 3 */
+	fake_advance(4);
+	assert_int_equal(vpmu_ctr_value(v, 3), 107);
+	assert_int_equal(vpmu_ctr_value(v, 4), 207);
+}
+
 /* A wrap the host did not flag (QEMU without icount) is still an overflow */
 static void test_unflagged_wrap_recorded_at_put(void **state)
 {
@@ -2113,6 +2161,7 @@ int main(void)
 		T(test_exclusive_event_evicts_other),
 		T(test_takeover_needs_the_event_map),
 		T(test_undo_leaves_counter_taken_over),
+		T(test_take_back_after_takeover),
 		T(test_load_sees_owner_change),
 		T(test_deadline_after_load),
 		T(test_move_to_other_hart),
