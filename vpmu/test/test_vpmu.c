@@ -1210,6 +1210,30 @@ static void test_take_back_after_takeover(void **state)
 	assert_int_equal(vpmu_ctr_value(v, 4), 207);
 }
 
+/*
+ * A release is a change of configuration too: the other vCPU's load
+ * releases v's overflowed counter (its OF bit must not show), so v's load
+ * configures it again instead of taking it back.
+ */
+static void test_no_take_back_after_release(void **state)
+{
+	struct vpmu *w;
+
+	(void)state;
+	cfg_start(3, 1, EV_INSTR, -5UL);
+	fake_advance(10);
+	assert_true(fake.c[3].of);
+	w = switch_to_other();
+	assert_false(fake_busy(3)); /* released by w's load */
+	vpmu_vcpu_put(w);
+	fake.n_config = 0;
+	vpmu_vcpu_load(v);
+	assert_int_equal(fake.n_config, 1);
+	assert_int_equal(fake.c[3].event_idx, EV_INSTR);
+	fake_advance(2);
+	assert_int_equal(vpmu_ctr_value(v, 3), 7);
+}
+
 /* A wrap the host did not flag (QEMU without icount) is still an overflow */
 static void test_unflagged_wrap_recorded_at_put(void **state)
 {
@@ -2162,6 +2186,7 @@ int main(void)
 		T(test_takeover_needs_the_event_map),
 		T(test_undo_leaves_counter_taken_over),
 		T(test_take_back_after_takeover),
+		T(test_no_take_back_after_release),
 		T(test_load_sees_owner_change),
 		T(test_deadline_after_load),
 		T(test_move_to_other_hart),
