@@ -1174,7 +1174,9 @@ static __attribute__((noinline)) void take_back(struct vpmu *v, struct vpmu_hart
 /*
  * Counters still configured on this hart since the vCPU was put here, and
  * untouched by anyone since, just continue: one start call for all of them.
- * The others are configured again and started from their saved values.
+ * Those other vCPUs only took over come back without a test (take_back);
+ * the others are taken over or configured again (load_counters), and all
+ * of those start from their saved values.
  */
 void vpmu_vcpu_load(struct vpmu *v)
 {
