@@ -30,6 +30,8 @@ struct phys_ops {
 	long (*start_mask)(uint32_t mask);
 	/* optional: write values[i] into each counter of mask, then start them all */
 	void (*start_values)(uint32_t mask, const uint64_t *values);
+	/* optional: stop every counter of mask, then read each into values[i] as it is */
+	void (*stop_read)(uint32_t mask, uint64_t *values);
 };
 extern const struct phys_ops phys_sbi_ops, phys_cdeleg_ops;
 

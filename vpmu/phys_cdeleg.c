@@ -286,11 +286,15 @@ static long phys_cdeleg_start_mask(uint32_t mask)
 static void phys_cdeleg_start_values(uint32_t mask, const uint64_t *values)
 {
 	uint32_t of = mask & (uint32_t)csr_read(CSR_SCOUNTOVF);
+	unsigned long first = lowest_bit(mask), sel = SISELECT_COUNTER(first);
+	const uint64_t *val = values + first;
 	unsigned int i;
 
-	for_each_bit_dense (i, mask) {
-		cdeleg_select(i);
-		cdeleg_ctr_write(values[i]);
+	for (unsigned long m = mask >> first; m; m >>= 1, sel++, val++) {
+		if (m & 1) {
+			csr_write(CSR_SISELECT, sel);
+			cdeleg_ctr_write(*val);
+		}
 	}
 	while (of) {
 		i = lowest_bit(of);
@@ -301,6 +305,21 @@ static void phys_cdeleg_start_values(uint32_t mask, const uint64_t *values)
 	scountinhibit_clear(mask);
 }
 
+/* Through sireg: a select and a read each, no CSR switch; the loop walks selector and slot together */
+static void phys_cdeleg_stop_read(uint32_t mask, uint64_t *values)
+{
+	unsigned long first = lowest_bit(mask), sel = SISELECT_COUNTER(first);
+
+	scountinhibit_set(mask & ~2U);
+	values += first;
+	for (unsigned long m = mask >> first; m; m >>= 1, sel++, values++) {
+		if (m & 1) {
+			csr_write(CSR_SISELECT, sel);
+			*values = cdeleg_ctr_read();
+		}
+	}
+}
+
 const struct phys_ops phys_cdeleg_ops = {
 	.config = phys_cdeleg_config,
 	.start = phys_cdeleg_start,
@@ -308,4 +327,5 @@ const struct phys_ops phys_cdeleg_ops = {
 	.stop_mask = phys_cdeleg_stop_mask,
 	.start_mask = phys_cdeleg_start_mask,
 	.start_values = phys_cdeleg_start_values,
+	.stop_read = phys_cdeleg_stop_read,
 };

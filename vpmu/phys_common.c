@@ -317,12 +317,15 @@ uint32_t vpmu_phys_start_values(uint32_t mask, const uint64_t *values, size_t st
 	h = far_init();
 	/* never biased, and their phys_low bits take no part in needs_bias(): set after */
 	plain = mask & wide & ~(h->phys_cyc | h->phys_ins | h->phys_bias63 | h->phys_bias62);
-	for_each_bit_dense (i, plain) {
-		w[i] = values[i * stride];
-		if (!(w[i] >> 63))
-			low |= 1U << i;
-		if (phys_far_from_top(w[i]))
-			far |= 1U << i;
+	/* a pointer-wide index: no extension per counter */
+	for (unsigned long k = lowest_bit(plain), p = plain >> k; p; p >>= 1, k++) {
+		if (!(p & 1))
+			continue;
+		w[k] = values[k * stride];
+		if (!(w[k] >> 63))
+			low |= 1U << k;
+		if (phys_far_from_top(w[k]))
+			far |= 1U << k;
 	}
 	alone = plain & ~far & h->phys_far;
 	h->phys_far |= far;
@@ -425,6 +428,27 @@ uint64_t vpmu_phys_read(unsigned int idx)
 	if (idx < 32 && ((ever_biased >> idx) & 1))
 		return read_biased(idx);
 	return read_csr_of(idx);
+}
+
+/* The backend reads the stopped counters in a row; the biased ones, if any, lose their bias after */
+void vpmu_phys_stop_read(uint32_t mask, uint64_t values[32])
+{
+	uint32_t biased = mask & ever_biased;
+	const struct vpmu_hart *h;
+	unsigned int i;
+
+	if (ops->stop_read) {
+		ops->stop_read(mask, values);
+	} else {
+		ops->stop_mask(mask);
+		for_each_bit_dense (i, mask)
+			values[i] = read_csr_of(i);
+	}
+	if (!biased)
+		return;
+	h = vpmu_host_hart();
+	for_each_bit_dense (i, biased)
+		values[i] -= bias_of(h, i);
 }
 
 static __attribute__((noinline)) unsigned long unbiased(unsigned long bits)

@@ -1270,7 +1270,6 @@ bool vpmu_overflow_available(void)
 void vpmu_vcpu_put(struct vpmu *v)
 {
 	const struct vpmu_hart *h = v->resident;
-	unsigned int i;
 	uint32_t run = 0, near = 0;
 
 	if (!v->loaded)
@@ -1288,12 +1287,21 @@ void vpmu_vcpu_put(struct vpmu *v)
 		v->configs_seen = own == placed ? h->configs_changed : h->configs_changed - 1;
 	}
 	if (run) {
-		vpmu_phys_stop_mask(run);
-		for_each_bit_dense (i, run) { /* hardware counters: i < VPMU_MAX_HW */
-			uint64_t w = layout.hw_width_mask[i], now = vpmu_phys_read(i) & w;
+		uint64_t now[VPMU_MAX_HW];
 
-			save_value(v, i, now);
-			if (near_width_top(w, now))
+		vpmu_phys_stop_read(run, now);
+		/* hardware counters: i < VPMU_MAX_HW; an index as wide as a pointer needs no extension */
+		for (unsigned long i = lowest_bit(run), m = run >> i; m; m >>= 1, i++) {
+			uint64_t w, val;
+
+			if (!(m & 1))
+				continue;
+			w = layout.hw_width_mask[i];
+			val = now[i] & w;
+			if (val < v->ctr[i].value) /* save_value's test, without narrowing i */
+				record_overflow(v, (unsigned int)i);
+			v->ctr[i].value = val;
+			if (near_width_top(w, val))
 				near |= 1U << i;
 		}
 	}

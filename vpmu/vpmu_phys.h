@@ -53,6 +53,11 @@ uint32_t vpmu_phys_start_values(uint32_t mask, const uint64_t *values, size_t st
 /* Current value of the counter: its CSR, less any bias the start added */
 uint64_t vpmu_phys_read(unsigned int idx);
 /*
+ * Stop every counter of mask at once (vpmu_phys_stop_mask) and read each
+ * stopped counter i into values[i] (vpmu_phys_read): a vCPU switch's put.
+ */
+void vpmu_phys_stop_read(uint32_t mask, uint64_t values[32]);
+/*
  * Boot hart, once, before the first start: the programmable counters that
  * are 64 bits wide. QEMU needs their values kept at or above 2^63 (quirk 5
  * in phys_common.c): starts below add a bias, reads take it off.

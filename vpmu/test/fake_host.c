@@ -285,6 +285,14 @@ uint64_t vpmu_phys_read(unsigned int idx)
 	return idx < FAKE_NCTR ? fake.c[idx].value : 0;
 }
 
+void vpmu_phys_stop_read(uint32_t mask, uint64_t values[32])
+{
+	vpmu_phys_stop_mask(mask);
+	for (unsigned int p = 0; p < 32; p++)
+		if ((mask >> p) & 1)
+			values[p] = vpmu_phys_read(p);
+}
+
 void vpmu_phys_set_wide(uint32_t mask)
 {
 	fake.wide = mask;
