@@ -24,7 +24,8 @@ struct sbi_ret phys_sbi_call(unsigned long fid, unsigned long a0, unsigned long 
 struct phys_ops {
 	struct sbi_ret (*config)(unsigned int idx, unsigned long host_flags,
 				 unsigned long event_idx, uint64_t event_data);
-	long (*start)(unsigned int idx, uint64_t value);
+	/* consume: phys_quirk_stale_deadline said so; the backend runs it near its top first */
+	long (*start)(unsigned int idx, uint64_t value, bool consume);
 	long (*stop)(unsigned int idx, int reset);
 	long (*stop_mask)(uint32_t mask);
 	long (*start_mask)(uint32_t mask);

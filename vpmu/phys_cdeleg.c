@@ -214,11 +214,11 @@ static void consume_stale_deadline(unsigned int idx)
 	scountinhibit_set(1UL << idx);
 }
 
-static long phys_cdeleg_start(unsigned int idx, uint64_t value)
+static long phys_cdeleg_start(unsigned int idx, uint64_t value, bool consume)
 {
 	if (idx >= 32 || idx == 1)
 		return SBI_ERR_INVALID_PARAM;
-	if (phys_quirk_stale_deadline(idx, value))
+	if (consume)
 		consume_stale_deadline(idx);
 	cdeleg_select(idx);
 	start_selected(idx, value);

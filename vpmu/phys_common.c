@@ -159,6 +159,49 @@ struct sbi_ret vpmu_phys_config(unsigned int idx, unsigned long host_flags, unsi
 	return r;
 }
 
+/* ------------------------------------------------------ QEMU quirk 1 */
+
+static struct vpmu_hart *far_init(void)
+{
+	struct vpmu_hart *h = vpmu_host_hart();
+
+	if (!h->phys_init) { /* the firmware and the boot probes started every counter far */
+		h->phys_far = ~0U;
+		h->phys_init = true;
+	}
+	return h;
+}
+
+void phys_note_far(uint32_t mask)
+{
+	far_init()->phys_far |= mask;
+}
+
+uint32_t phys_far_mask(void)
+{
+	return far_init()->phys_far;
+}
+
+/* Inline in vpmu_phys_start, with the hart it looked up once */
+static inline bool stale_deadline(struct vpmu_hart *h, unsigned int idx, uint64_t value)
+{
+	if (idx < PHYS_FIRST_PROG || idx >= 32)
+		return false;
+	if (phys_far_from_top(value)) {
+		h->phys_far |= 1U << idx;
+		return false;
+	}
+	if (!((h->phys_far >> idx) & 1))
+		return false;
+	h->phys_far &= ~(1U << idx);
+	return true;
+}
+
+bool phys_quirk_stale_deadline(unsigned int idx, uint64_t value)
+{
+	return stale_deadline(far_init(), idx, value);
+}
+
 /* What counter idx (< 32) started from value with this bias now runs as */
 static inline void note_start(struct vpmu_hart *h, unsigned int idx, uint64_t value, uint64_t bias)
 {
@@ -178,16 +221,15 @@ static inline void note_start(struct vpmu_hart *h, unsigned int idx, uint64_t va
 long vpmu_phys_start(unsigned int idx, uint64_t value)
 {
 	uint32_t bit = idx < 32 ? 1U << idx : 0;
-	struct vpmu_hart *h;
+	struct vpmu_hart *h = far_init();
 	uint64_t bias = 0;
 	long err;
 
-	if ((value >> 63) && !(ever_biased & bit))
-		return ops->start(idx, value); /* a stale phys_low bit only biases more often */
-	h = vpmu_host_hart();
+	if ((value >> 63) && !(ever_biased & bit)) /* a stale phys_low bit only biases more often */
+		return ops->start(idx, value, stale_deadline(h, idx, value));
 	if (needs_bias(h, idx, value)) /* below 2^63, wide, and the other event runs low */
 		bias = phys_upper_half_bias(value);
-	err = ops->start(idx, value + bias);
+	err = ops->start(idx, value + bias, stale_deadline(h, idx, value + bias));
 	if (err != SBI_SUCCESS) /* a refused start wrote nothing */
 		return err;
 	note_start(h, idx, value, bias);
@@ -252,46 +294,6 @@ long vpmu_phys_start_mask(uint32_t mask)
 	return err;
 }
 
-/* ------------------------------------------------------ QEMU quirk 1 */
-
-static struct vpmu_hart *far_init(void)
-{
-	struct vpmu_hart *h = vpmu_host_hart();
-
-	if (!h->phys_init) { /* the firmware and the boot probes started every counter far */
-		h->phys_far = ~0U;
-		h->phys_init = true;
-	}
-	return h;
-}
-
-void phys_note_far(uint32_t mask)
-{
-	far_init()->phys_far |= mask;
-}
-
-uint32_t phys_far_mask(void)
-{
-	return far_init()->phys_far;
-}
-
-bool phys_quirk_stale_deadline(unsigned int idx, uint64_t value)
-{
-	struct vpmu_hart *h;
-
-	if (idx < PHYS_FIRST_PROG || idx >= 32)
-		return false;
-	h = far_init();
-	if (phys_far_from_top(value)) {
-		h->phys_far |= 1U << idx;
-		return false;
-	}
-	if (!((h->phys_far >> idx) & 1))
-		return false;
-	h->phys_far &= ~(1U << idx);
-	return true;
-}
-
 /*
  * A vCPU load's counters taken over from another vCPU: vpmu_phys_start's
  * bookkeeping for each, lowest first, then the backend writes every value
@@ -353,10 +355,11 @@ uint32_t vpmu_phys_start_values(uint32_t mask, const uint64_t *values, size_t st
 	h->phys_low = (h->phys_low & ~plain) | low;
 	if (mask & ~alone)
 		ops->start_values(mask & ~alone, w);
+	h->phys_far &= ~alone; /* what stale_deadline does for each of them */
 	while (alone) {
 		i = lowest_bit(alone);
 		alone &= alone - 1;
-		ops->start(i, w[i]); /* consumes the stale deadline */
+		ops->start(i, w[i], true); /* consumes the stale deadline */
 	}
 	return mask;
 }

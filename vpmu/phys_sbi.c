@@ -71,11 +71,11 @@ static void consume_stale_deadline(unsigned int idx)
 	phys_sbi_call(SBI_EXT_PMU_COUNTER_STOP, idx, 1, 0, 0, 0);
 }
 
-static long phys_sbi_start(unsigned int idx, uint64_t value)
+static long phys_sbi_start(unsigned int idx, uint64_t value, bool consume)
 {
 	struct sbi_ret r;
 
-	if (phys_quirk_stale_deadline(idx, value))
+	if (consume)
 		consume_stale_deadline(idx);
 	r = phys_sbi_call(SBI_EXT_PMU_COUNTER_START, idx, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE,
 			  value, 0);

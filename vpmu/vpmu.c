@@ -710,91 +710,122 @@ struct op_args {
 };
 
 /*
- * The one place where a counter changes state. Returns an SBI error code;
- * on error the counter is unchanged.
+ * The state machine: ctr_transition is the one place where a counter
+ * changes state, one case per operation. Each returns an SBI error code; on
+ * error the counter is unchanged. The dispatcher is inlined, so a caller
+ * naming its operation (all do) calls that case alone: start and stop,
+ * the hot ones, are inlined in their turn, configuration is not.
  */
-static long ctr_transition(struct vpmu *v, unsigned int i, enum vpmu_op op, const struct op_args *a)
+static __attribute__((noinline)) long ctr_config(struct vpmu *v, unsigned int i,
+						 const struct op_args *a)
 {
 	struct vpmu_ctr *c = &v->ctr[array_index_nospec(i, VPMU_MAX_COUNTERS)];
 	bool hw = is_hw(i);
 
-	switch (op) {
-	case OP_CONFIG:
-		if (c->state == VPMU_CTR_STARTED)
-			return SBI_ERR_NOT_SUPPORTED;
-		if (hw && v->loaded) {
-			bool had = hw_bit(v->placed, i);
+	if (c->state == VPMU_CTR_STARTED)
+		return SBI_ERR_NOT_SUPPORTED;
+	if (hw && v->loaded) {
+		bool had = hw_bit(v->placed, i);
 
-			if (had)
-				phys_unload_ctr(v, i);
-			if (!phys_try_config(v, i, a->flags, a->event_idx, a->event_data, a->key)) {
-				if (had)
-					phys_load_ctr(v, i);
-				return SBI_ERR_NOT_SUPPORTED;
-			}
-			set_hw_bit(&v->placed, i, true);
-			set_hw_bit(&v->synced, i, false);
-		}
-		c->event_idx = (uint32_t)a->event_idx;
-		c->event_data = a->event_data;
-		c->key = (int8_t)a->key;
-		c->flags = a->flags & FILTER_FLAGS;
-		c->state = VPMU_CTR_CONFIGURED;
-		if (hw)
-			v->configured_hw |= 1U << i;
-		clear_overflow(v, i); /* a new event has not overflowed */
-		return SBI_SUCCESS;
-
-	case OP_START:
-		if (c->state == VPMU_CTR_UNCONFIGURED)
-			return SBI_ERR_INVALID_PARAM;
-		if (c->state == VPMU_CTR_STARTED)
-			return SBI_ERR_ALREADY_STARTED;
-		if (a && a->set_value)
-			c->value = a->value & width_mask(i);
-		if (hw && hw_bit(v->placed, i) && v->loaded) {
-			vpmu_host_counting_starts(v);
-			phys_prepare_start(v);
-			set_hw_bit(&v->synced, i, vpmu_phys_start(i, c->value) == SBI_SUCCESS);
-		} else if (hw) {
-			/* not loaded: started from its value at the next load */
-			set_hw_bit(&v->synced, i, false);
-		}
-		clear_overflow(v, i);
-		c->state = VPMU_CTR_STARTED;
-		if (hw) {
-			v->started_hw |= 1U << i;
-			v->backoff = DEADLINE_MIN_TICKS;
-		}
-		return SBI_SUCCESS;
-
-	case OP_STOP:
-		if (c->state != VPMU_CTR_STARTED)
-			return SBI_ERR_ALREADY_STOPPED;
-		if (hw && hw_bit(v->placed & v->synced, i) && v->loaded) {
-			vpmu_phys_stop(i, 0);
-			save_value(v, i, vpmu_phys_read(i) & width_mask(i));
-		}
-		if (hw && hw_bit(v->placed, i))
-			set_hw_bit(&v->synced, i, true);
-		c->state = VPMU_CTR_CONFIGURED;
-		if (hw)
-			v->started_hw &= ~(1U << i);
-		return SBI_SUCCESS;
-
-	case OP_RESET:
-		if (hw)
+		if (had)
 			phys_unload_ctr(v, i);
-		c->state = VPMU_CTR_UNCONFIGURED;
-		c->event_idx = 0;
-		c->event_data = 0;
-		c->flags = 0;
-		if (hw) {
-			v->started_hw &= ~(1U << i);
-			v->configured_hw &= ~(1U << i);
+		if (!phys_try_config(v, i, a->flags, a->event_idx, a->event_data, a->key)) {
+			if (had)
+				phys_load_ctr(v, i);
+			return SBI_ERR_NOT_SUPPORTED;
 		}
-		clear_overflow(v, i);
-		return SBI_SUCCESS;
+		set_hw_bit(&v->placed, i, true);
+		set_hw_bit(&v->synced, i, false);
+	}
+	c->event_idx = (uint32_t)a->event_idx;
+	c->event_data = a->event_data;
+	c->key = (int8_t)a->key;
+	c->flags = a->flags & FILTER_FLAGS;
+	c->state = VPMU_CTR_CONFIGURED;
+	if (hw)
+		v->configured_hw |= 1U << i;
+	clear_overflow(v, i); /* a new event has not overflowed */
+	return SBI_SUCCESS;
+}
+
+static inline __attribute__((always_inline)) long ctr_start(struct vpmu *v, unsigned int i,
+							    const struct op_args *a)
+{
+	struct vpmu_ctr *c = &v->ctr[array_index_nospec(i, VPMU_MAX_COUNTERS)];
+	bool hw = is_hw(i);
+
+	if (c->state == VPMU_CTR_UNCONFIGURED)
+		return SBI_ERR_INVALID_PARAM;
+	if (c->state == VPMU_CTR_STARTED)
+		return SBI_ERR_ALREADY_STARTED;
+	if (a && a->set_value)
+		c->value = a->value & (hw ? layout.hw_width_mask[i % VPMU_MAX_HW] : ~0ULL);
+	if (hw && hw_bit(v->placed, i) && v->loaded) {
+		vpmu_host_counting_starts(v);
+		phys_prepare_start(v);
+		set_hw_bit(&v->synced, i, vpmu_phys_start(i, c->value) == SBI_SUCCESS);
+	} else if (hw) {
+		/* not loaded: started from its value at the next load */
+		set_hw_bit(&v->synced, i, false);
+	}
+	clear_overflow(v, i);
+	c->state = VPMU_CTR_STARTED;
+	if (hw) {
+		v->started_hw |= 1U << i;
+		v->backoff = DEADLINE_MIN_TICKS;
+	}
+	return SBI_SUCCESS;
+}
+
+static inline __attribute__((always_inline)) long ctr_stop(struct vpmu *v, unsigned int i)
+{
+	struct vpmu_ctr *c = &v->ctr[array_index_nospec(i, VPMU_MAX_COUNTERS)];
+	bool hw = is_hw(i);
+
+	if (c->state != VPMU_CTR_STARTED)
+		return SBI_ERR_ALREADY_STOPPED;
+	if (hw && hw_bit(v->placed & v->synced, i) && v->loaded) {
+		vpmu_phys_stop(i, 0);
+		save_value(v, i, vpmu_phys_read(i) & layout.hw_width_mask[i % VPMU_MAX_HW]);
+	}
+	/* synced stays as it was: an unsynced counter's physical value is not its own */
+	c->state = VPMU_CTR_CONFIGURED;
+	if (hw)
+		v->started_hw &= ~(1U << i);
+	return SBI_SUCCESS;
+}
+
+static __attribute__((noinline)) long ctr_reset(struct vpmu *v, unsigned int i)
+{
+	struct vpmu_ctr *c = &v->ctr[array_index_nospec(i, VPMU_MAX_COUNTERS)];
+	bool hw = is_hw(i);
+
+	if (hw)
+		phys_unload_ctr(v, i);
+	c->state = VPMU_CTR_UNCONFIGURED;
+	c->event_idx = 0;
+	c->event_data = 0;
+	c->flags = 0;
+	if (hw) {
+		v->started_hw &= ~(1U << i);
+		v->configured_hw &= ~(1U << i);
+	}
+	clear_overflow(v, i);
+	return SBI_SUCCESS;
+}
+
+static inline __attribute__((always_inline)) long
+ctr_transition(struct vpmu *v, unsigned int i, enum vpmu_op op, const struct op_args *a)
+{
+	switch (op) {
+	case OP_CONFIG: /* UNCONFIGURED or CONFIGURED -> CONFIGURED */
+		return ctr_config(v, i, a);
+	case OP_START: /* CONFIGURED -> STARTED */
+		return ctr_start(v, i, a);
+	case OP_STOP: /* STARTED -> CONFIGURED */
+		return ctr_stop(v, i);
+	case OP_RESET: /* any -> UNCONFIGURED */
+		return ctr_reset(v, i);
 	}
 	return SBI_ERR_FAILED;
 }
@@ -1539,15 +1570,35 @@ static __attribute__((noinline)) long start_from_snapshot(struct vpmu *v, unsign
 	return start_set(v, base, mask, &a, snap, near, already);
 }
 
+/* Several counters, or from the snapshot area (flags checked) */
+static __attribute__((noinline)) struct sbi_ret start_many(struct vpmu *v, unsigned long base,
+							   unsigned long mask, unsigned long flags,
+							   uint64_t ival)
+{
+	struct op_args a = {0, 0, 0, -1, (flags & SBI_PMU_START_FLAG_SET_INIT_VALUE) != 0, ival};
+	bool already = false, near = false;
+	long err;
+
+	if (flags & SBI_PMU_START_FLAG_INIT_SNAPSHOT)
+		err = start_from_snapshot(v, base, mask, &near, &already);
+	else
+		err = set_unconfigured(v, base, mask)
+			      ? SBI_ERR_INVALID_PARAM
+			      : start_set(v, base, mask, &a, NULL, &near, &already);
+	if (err)
+		return ret_err(err);
+	sync_hw_deadline(v, near); /* near_top */
+	return ret_err(already ? SBI_ERR_ALREADY_STARTED : SBI_SUCCESS);
+}
+
 /*
- * One counter (what Linux starts at every context switch) without the set
- * walks, so without their registers saved; the same transition.
+ * One counter (what Linux starts at every context switch) apart from the
+ * set walks, so without their registers saved; the same transition.
  */
 struct sbi_ret vpmu_counter_start(struct vpmu *v, unsigned long base, unsigned long mask,
 				  unsigned long flags, uint64_t ival)
 {
 	struct op_args a = {0, 0, 0, -1, (flags & SBI_PMU_START_FLAG_SET_INIT_VALUE) != 0, ival};
-	bool already = false, near = false;
 	unsigned int idx;
 	long err;
 
@@ -1558,38 +1609,50 @@ struct sbi_ret vpmu_counter_start(struct vpmu *v, unsigned long base, unsigned l
 		return ret_err(SBI_ERR_INVALID_PARAM);
 	if (check_set(v, base, mask))
 		return ret_err(SBI_ERR_INVALID_PARAM);
-	if (flags & SBI_PMU_START_FLAG_INIT_SNAPSHOT)
-		err = start_from_snapshot(v, base, mask, &near, &already);
-	else if (mask & (mask - 1))
-		err = set_unconfigured(v, base, mask)
-			      ? SBI_ERR_INVALID_PARAM
-			      : start_set(v, base, mask, &a, NULL, &near, &already);
-	else {
-		idx = (unsigned int)base + lowest_bit(mask);
-		if (v->ctr[idx].state == VPMU_CTR_UNCONFIGURED)
-			return ret_err(SBI_ERR_INVALID_PARAM);
-		err = start_one(v, idx, &a, &near);
-		already = err == SBI_ERR_ALREADY_STARTED;
-		err = SBI_SUCCESS;
-	}
-	if (err)
+	if ((flags & SBI_PMU_START_FLAG_INIT_SNAPSHOT) || (mask & (mask - 1)))
+		return start_many(v, base, mask, flags, ival);
+	idx = (unsigned int)base + lowest_bit(mask);
+	err = ctr_transition(v, idx, OP_START, &a);
+	if (err == SBI_ERR_INVALID_PARAM) /* unconfigured */
 		return ret_err(err);
-	sync_hw_deadline(v, near); /* near_top */
-	return ret_err(already ? SBI_ERR_ALREADY_STARTED : SBI_SUCCESS);
+	sync_hw_deadline(v, !err && is_hw(idx) && near_top(idx, v->ctr[idx].value));
+	return ret_err(err);
 }
 
-struct sbi_ret vpmu_counter_stop(struct vpmu *v, unsigned long base, unsigned long mask,
-				 unsigned long flags)
+/*
+ * One counter without a snapshot (what Linux stops at every context
+ * switch): the same transitions. A plain stop changes no bit of hcounteren
+ * (configured, placed and synced stay), and the deadline only for a counter
+ * near its top or when none is left started (what update_deadline then finds).
+ */
+static struct sbi_ret stop_one(struct vpmu *v, unsigned int idx, unsigned long flags)
+{
+	const struct vpmu_ctr *c = &v->ctr[idx];
+	bool started = c->state == VPMU_CTR_STARTED;
+
+	if (flags & SBI_PMU_STOP_FLAG_RESET) {
+		ctr_transition(v, idx, OP_RESET, NULL);
+		sync_hw_deadline(v, (started && is_hw(idx) && near_top(idx, c->value)) ||
+					    !v->started_hw);
+	} else if (started) {
+		ctr_transition(v, idx, OP_STOP, NULL);
+		if (v->loaded && !v->started_hw)
+			v->deadline = UINT64_MAX;
+		else if (v->loaded && is_hw(idx) && near_top(idx, c->value))
+			update_deadline(v);
+	}
+	return ret_err(started ? SBI_SUCCESS : SBI_ERR_ALREADY_STOPPED);
+}
+
+/* Several counters, or a snapshot taken (flags and set checked) */
+static __attribute__((noinline)) struct sbi_ret stop_many(struct vpmu *v, unsigned long base,
+							  unsigned long mask, unsigned long flags)
 {
 	bool already = false, near = false, snap = flags & SBI_PMU_STOP_FLAG_TAKE_SNAPSHOT;
 	uint64_t ovf = 0;
 	long err = SBI_SUCCESS;
 	unsigned int i;
 
-	if (flags & ~SBI_PMU_STOP_FLAG_MASK)
-		return ret_err(SBI_ERR_INVALID_PARAM);
-	if (check_set(v, base, mask))
-		return ret_err(SBI_ERR_INVALID_PARAM);
 	if (snap && !v->shmem_set)
 		return ret_err(SBI_ERR_NO_SHMEM);
 	if (snap)
@@ -1633,6 +1696,18 @@ struct sbi_ret vpmu_counter_stop(struct vpmu *v, unsigned long base, unsigned lo
 	if (err)
 		return ret_err(err);
 	return ret_err(already ? SBI_ERR_ALREADY_STOPPED : SBI_SUCCESS);
+}
+
+struct sbi_ret vpmu_counter_stop(struct vpmu *v, unsigned long base, unsigned long mask,
+				 unsigned long flags)
+{
+	if (flags & ~SBI_PMU_STOP_FLAG_MASK)
+		return ret_err(SBI_ERR_INVALID_PARAM);
+	if (check_set(v, base, mask))
+		return ret_err(SBI_ERR_INVALID_PARAM);
+	if ((flags & SBI_PMU_STOP_FLAG_TAKE_SNAPSHOT) || (mask & (mask - 1)))
+		return stop_many(v, base, mask, flags);
+	return stop_one(v, (unsigned int)base + lowest_bit(mask), flags);
 }
 
 static long fw_check(struct vpmu *v, unsigned long idx)

@@ -1009,14 +1009,56 @@ static struct vpmu *other_takes_counter_3(uint64_t ival, unsigned long ticks)
 	return w;
 }
 
+/* Counter 3 counted instructions from 100 to 105 and stopped, in place */
+static void counted_105_stopped(void)
+{
+	cfg_start(3, 1, EV_INSTR, 100);
+	fake_advance(5);
+	STOP(3, 1, 0);
+}
+
+/*
+ * A stop leaves a counter whose physical value is not its own unsynced:
+ * direct reads would see that value. Two ways to get one: a start the host
+ * refused, and a start with a new value while the vCPU was put.
+ */
+static void test_stop_keeps_counter_unsynced(void **state)
+{
+	unsigned long val;
+
+	(void)state;
+	counted_105_stopped();
+	assert_int_equal(fake.counteren, 1UL << 3); /* stopped in place: 105 */
+	fake.fail_start = 1;
+	assert_int_equal(START(3, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, 500).error, SBI_SUCCESS);
+	fake.fail_start = 0;
+	assert_int_equal(fake.counteren, 0);
+	assert_int_equal(STOP(3, 1, 0).error, SBI_SUCCESS);
+	assert_int_equal(fake.c[3].value, 105);
+	assert_int_equal(fake.counteren, 0);
+	assert_int_equal(vpmu_hcounteren(v), 0);
+	assert_int_equal(vpmu_csr_read(v, 0xc03, &val), 0);
+	assert_int_equal(val, 500);
+
+	vpmu_vcpu_put(v);
+	START(3, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, 1000);
+	STOP(3, 1, 0);
+	vpmu_vcpu_load(v);
+	assert_int_equal(vpmu_hcounteren(v), 0);
+	assert_int_equal(fake.counteren, 0);
+	assert_int_equal(vpmu_csr_read(v, 0xc03, &val), 0);
+	assert_int_equal(val, 1000);
+	START(3, 1, 0, 0); /* from its value: in place again */
+	assert_int_equal(fake.c[3].value, 1000);
+	assert_int_equal(fake.counteren, 1UL << 3);
+}
+
 static void test_put_load_stopped_counter(void **state)
 {
 	unsigned long val;
 
 	(void)state;
-	cfg_start(3, 1, EV_INSTR, 100);
-	fake_advance(5);
-	STOP(3, 1, 0);
+	counted_105_stopped();
 	vpmu_vcpu_put(v);
 	/* another vCPU configures the same physical counter: v's is evicted */
 	vpmu_vcpu_init(&other_vc.vpmu);
@@ -2159,6 +2201,7 @@ int main(void)
 		T(test_hcounteren_keeps_tm),
 		T(test_hcounteren_start_failure),
 		T(test_put_stops_keeps_resident),
+		T(test_stop_keeps_counter_unsynced),
 		T(test_put_load_stopped_counter),
 		T(test_two_vcpus_share_hart),
 		T(test_migrate_back_and_forth),
