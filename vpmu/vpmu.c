@@ -657,13 +657,18 @@ static void phys_unload_ctr(struct vpmu *v, unsigned int i)
 	set_hw_bit(&v->synced, i, false);
 }
 
-/* After every change of what runs: the hcounteren bits and the next deadline */
+/*
+ * After every change of what runs: the hcounteren bits and the next
+ * deadline (none while nothing is started: what update_deadline would find)
+ */
 static void sync_hw_deadline(struct vpmu *v, bool deadline_moved)
 {
 	if (!v->loaded)
 		return;
 	vpmu_phys_set_counteren(vpmu_hcounteren(v));
-	if (deadline_moved)
+	if (!v->started_hw)
+		v->deadline = UINT64_MAX;
+	else if (deadline_moved)
 		update_deadline(v);
 }
 
@@ -1632,8 +1637,7 @@ static struct sbi_ret stop_one(struct vpmu *v, unsigned int idx, unsigned long f
 
 	if (flags & SBI_PMU_STOP_FLAG_RESET) {
 		ctr_transition(v, idx, OP_RESET, NULL);
-		sync_hw_deadline(v, (started && is_hw(idx) && near_top(idx, c->value)) ||
-					    !v->started_hw);
+		sync_hw_deadline(v, started && is_hw(idx) && near_top(idx, c->value));
 	} else if (started) {
 		ctr_transition(v, idx, OP_STOP, NULL);
 		if (v->loaded && !v->started_hw)
@@ -1692,7 +1696,7 @@ static __attribute__((noinline)) struct sbi_ret stop_many(struct vpmu *v, unsign
 	if (snap &&
 	    vpmu_host_write_guest(v, v->shmem_gpa + SBI_PMU_SNAPSHOT_OVF_OFFSET, &ovf, sizeof(ovf)))
 		err = SBI_ERR_FAILED;
-	sync_hw_deadline(v, near || !v->started_hw); /* near_top */
+	sync_hw_deadline(v, near); /* near_top */
 	if (err)
 		return ret_err(err);
 	return ret_err(already ? SBI_ERR_ALREADY_STOPPED : SBI_SUCCESS);
