@@ -769,7 +769,8 @@ static void sched_before_entry(struct hart *h, struct vcpu *v)
 
 	st->doing = HART_GUEST;
 	st->entries++;
-	vcpu_arch_prepare_entry(v);
+	if (v->pending_irqs || vcpu_arch_entry_work(&v->arch))
+		vcpu_arch_prepare_entry(v);
 }
 
 static void sched_after_exit(struct hart *h, struct vcpu *v)

@@ -24,7 +24,7 @@ struct sbi_ret phys_sbi_call(unsigned long fid, unsigned long a0, unsigned long 
 struct phys_ops {
 	struct sbi_ret (*config)(unsigned int idx, unsigned long host_flags,
 				 unsigned long event_idx, uint64_t event_data);
-	/* consume: phys_quirk_stale_deadline said so; the backend runs it near its top first */
+	/* consume: QEMU quirk 1 needs it run near its top first (phys_common.c decides) */
 	long (*start)(unsigned int idx, uint64_t value, bool consume);
 	long (*stop)(unsigned int idx, int reset);
 	long (*stop_mask)(uint32_t mask);
@@ -43,7 +43,10 @@ bool phys_cdeleg_usable(void);
  * QEMU's stale overflow deadline (phys_common.c, where every QEMU quirk is
  * described): true if counter idx, stopped and about to start from value,
  * must first run near its top for a moment (the backend does that with its
- * own start and stop, then starts it from value).
+ * own start and stop, then starts it from value). phys_common.c decides
+ * it for every start it makes (vpmu_phys_start, vpmu_phys_start_values)
+ * and passes it as the start op's consume; the SBI backend's masked start
+ * asks here itself.
  */
 bool phys_quirk_stale_deadline(unsigned int idx, uint64_t value);
 /* Counters of mask run from far below their top: what the quirk does for those, at once */

@@ -182,7 +182,7 @@ uint32_t phys_far_mask(void)
 	return far_init()->phys_far;
 }
 
-/* Inline in vpmu_phys_start, with the hart it looked up once */
+/* The quirk's test and mark, on hart h (vpmu_phys_start passes the one it looked up) */
 static inline bool stale_deadline(struct vpmu_hart *h, unsigned int idx, uint64_t value)
 {
 	if (idx < PHYS_FIRST_PROG || idx >= 32)

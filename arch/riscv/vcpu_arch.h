@@ -55,6 +55,15 @@ void vcpu_arch_load(struct vcpu *vcpu);
 void vcpu_arch_put(struct vcpu *vcpu);
 /* Before every entry: interrupts other harts raised, LCOFI first, the non-Sstc timer */
 void vcpu_arch_prepare_entry(struct vcpu *vcpu);
+/*
+ * Whether vcpu_arch_prepare_entry has anything to do besides the pending
+ * interrupts other harts raised: inline, so that the common entry (an SBI
+ * call answered on the short way) makes no call for it.
+ */
+static inline bool vcpu_arch_entry_work(const struct vcpu_arch *a)
+{
+	return a->lcofi_soft || a->lcofi_in_hvip || a->timer_next != UINT64_MAX;
+}
 /* Enter the guest (loaded and prepared); returns on its next trap that the
  * trap vector's short way (SBI calls, core's sched_guest_ecall) did not answer */
 void vcpu_arch_run(struct vcpu *vcpu);
