@@ -248,11 +248,6 @@ long vpmu_phys_stop(unsigned int idx, int reset)
 	return ops->stop(idx, reset);
 }
 
-long vpmu_phys_stop_mask(uint32_t mask)
-{
-	return ops->stop_mask(mask);
-}
-
 /*
  * Counters continue from their values. One that may count a timed event,
  * sits below 2^63 unbiased and would make a pair with another such counter

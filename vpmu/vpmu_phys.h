@@ -41,8 +41,6 @@ struct sbi_ret vpmu_phys_config(unsigned int idx, unsigned long host_flags, unsi
 long vpmu_phys_start(unsigned int idx, uint64_t value);
 /* Stop it (error ALREADY_STOPPED is fine); reset != 0 also releases it */
 long vpmu_phys_stop(unsigned int idx, int reset);
-/* Stop several counters at once, keeping their configuration and values */
-long vpmu_phys_stop_mask(uint32_t mask);
 /* Start several stopped counters at once, continuing from their values */
 long vpmu_phys_start_mask(uint32_t mask);
 /*
@@ -53,8 +51,9 @@ uint32_t vpmu_phys_start_values(uint32_t mask, const uint64_t *values, size_t st
 /* Current value of the counter: its CSR, less any bias the start added */
 uint64_t vpmu_phys_read(unsigned int idx);
 /*
- * Stop every counter of mask at once (vpmu_phys_stop_mask) and read each
- * stopped counter i into values[i] (vpmu_phys_read): a vCPU switch's put.
+ * Stop every counter of mask at once, keeping their configuration and
+ * values, and read each stopped counter i into values[i] (as
+ * vpmu_phys_read would): a vCPU switch's put.
  */
 void vpmu_phys_stop_read(uint32_t mask, uint64_t values[32]);
 /*
