@@ -110,8 +110,9 @@ static void host_release(struct vpmu_hart *h, unsigned int q)
  * configured until it resets it), and the counter that keeps the event in
  * QEMU's map if vpmu has released it, then configure and learn.
  */
-static struct sbi_ret config_by_host(unsigned int idx, unsigned long flags, unsigned long ev,
-				     uint64_t data)
+/* Out of line: the direct configuration, the common one, keeps a small frame */
+static __attribute__((noinline)) struct sbi_ret
+config_by_host(unsigned int idx, unsigned long flags, unsigned long ev, uint64_t data)
 {
 	struct vpmu_hart *h = vpmu_host_hart();
 	int key = key_of(ev, data), q;
