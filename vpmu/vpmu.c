@@ -470,12 +470,12 @@ static void phys_prepare_start(struct vpmu *v)
 }
 
 /* Save a stopped counter's value; a value below the one it ran from means it wrapped */
-static void save_value(struct vpmu *v, unsigned int i, uint64_t now)
+static void save_value(struct vpmu *v, unsigned long i, uint64_t now)
 {
 	struct vpmu_ctr *c = &v->ctr[i];
 
 	if (now < c->value)
-		record_overflow(v, i);
+		record_overflow(v, (unsigned int)i);
 	c->value = now;
 }
 
@@ -657,19 +657,22 @@ static void phys_unload_ctr(struct vpmu *v, unsigned int i)
 	set_hw_bit(&v->synced, i, false);
 }
 
-/*
- * After every change of what runs: the hcounteren bits and the next
- * deadline (none while nothing is started: what update_deadline would find)
- */
+/* The next deadline: none while nothing is started (what update_deadline would find) */
+static void sync_deadline(struct vpmu *v, bool deadline_moved)
+{
+	if (!v->started_hw)
+		v->deadline = UINT64_MAX;
+	else if (deadline_moved)
+		update_deadline(v);
+}
+
+/* After every change of what runs: the hcounteren bits and the next deadline */
 static void sync_hw_deadline(struct vpmu *v, bool deadline_moved)
 {
 	if (!v->loaded)
 		return;
 	vpmu_phys_set_counteren(vpmu_hcounteren(v));
-	if (!v->started_hw)
-		v->deadline = UINT64_MAX;
-	else if (deadline_moved)
-		update_deadline(v);
+	sync_deadline(v, deadline_moved);
 }
 
 static void sync_hw(struct vpmu *v)
@@ -1334,9 +1337,7 @@ void vpmu_vcpu_put(struct vpmu *v)
 				continue;
 			w = layout.hw_width_mask[i];
 			val = now[i] & w;
-			if (val < v->ctr[i].value) /* save_value's test, without narrowing i */
-				record_overflow(v, (unsigned int)i);
-			v->ctr[i].value = val;
+			save_value(v, i, val);
 			if (near_width_top(w, val))
 				near |= 1U << i;
 		}
@@ -1640,10 +1641,9 @@ static struct sbi_ret stop_one(struct vpmu *v, unsigned int idx, unsigned long f
 		sync_hw_deadline(v, started && is_hw(idx) && near_top(idx, c->value));
 	} else if (started) {
 		ctr_transition(v, idx, OP_STOP, NULL);
-		if (v->loaded && !v->started_hw)
-			v->deadline = UINT64_MAX;
-		else if (v->loaded && is_hw(idx) && near_top(idx, c->value))
-			update_deadline(v);
+		/* sync_deadline's rule, near_top only asked while something still runs */
+		if (v->loaded)
+			sync_deadline(v, v->started_hw && is_hw(idx) && near_top(idx, c->value));
 	}
 	return ret_err(started ? SBI_SUCCESS : SBI_ERR_ALREADY_STOPPED);
 }
