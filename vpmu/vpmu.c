@@ -572,26 +572,15 @@ static void take_over(struct vpmu *v, struct vpmu_hart *h, unsigned int p)
 	h->owners_changed++;
 }
 
-/*
- * Configure an event on physical counter p of this hart exactly; true on
- * success. Whatever is configured there is evicted first: another vCPU's
- * stopped configuration, or a stale one of v's own (left on this hart
- * before a migration or a reset elsewhere). A refusal is never remembered:
- * it may only mean that p was busy.
- */
-static bool phys_try_config(struct vpmu *v, unsigned int p, unsigned long guest_flags,
-			    unsigned long event_idx, uint64_t data, int key)
+/* phys_try_config's host configuration, out of line: a take-over keeps a small frame */
+static __attribute__((noinline)) bool phys_config_anew(struct vpmu *v, struct vpmu_hart *h,
+						       unsigned int p, unsigned long guest_flags,
+						       unsigned long event_idx, uint64_t data,
+						       int key)
 {
-	struct vpmu_hart *h = v->resident;
 	uint8_t flags = (uint8_t)host_flags(guest_flags);
 	struct sbi_ret r;
 
-	if (p >= VPMU_MAX_HW)
-		return false;
-	if (can_take_over(v, h, p, event_idx, data, flags, key)) {
-		take_over(v, h, p);
-		return true;
-	}
 	if (h->owner[p])
 		phys_release(h, p);
 	if (!host_can(key, p))
@@ -626,6 +615,29 @@ static bool phys_try_config(struct vpmu *v, unsigned int p, unsigned long guest_
 	return false;
 }
 
+/*
+ * Configure an event on physical counter p of this hart exactly; true on
+ * success. What holds that configuration already, stopped, is taken over
+ * (a RESET's counter configured again: Linux's add after its del).
+ * Anything else configured there is evicted first: another vCPU's stopped
+ * configuration, or a stale one of v's own (left on this hart before a
+ * migration, a reset elsewhere, or a RESET). A refusal is never
+ * remembered: it may only mean that p was busy.
+ */
+static bool phys_try_config(struct vpmu *v, unsigned int p, unsigned long guest_flags,
+			    unsigned long event_idx, uint64_t data, int key)
+{
+	struct vpmu_hart *h = v->resident;
+
+	if (p >= VPMU_MAX_HW)
+		return false;
+	if (can_take_over(v, h, p, event_idx, data, (uint8_t)host_flags(guest_flags), key)) {
+		take_over(v, h, p);
+		return true;
+	}
+	return phys_config_anew(v, h, p, guest_flags, event_idx, data, key);
+}
+
 static void phys_load_ctr(struct vpmu *v, unsigned int i)
 {
 	struct vpmu_ctr *c = &v->ctr[i];
@@ -641,7 +653,14 @@ static void phys_load_ctr(struct vpmu *v, unsigned int i)
 	}
 }
 
-/* Stop, save and release the physical counter behind hardware counter i */
+/*
+ * Stop and save the physical counter behind hardware counter i, and leave
+ * it configured, stopped, as a put leaves it: v's next configuration of the
+ * same event there (Linux's add after its del, a RESET) takes it over
+ * without configuring it again (phys_try_config), and anyone else's evicts
+ * it. Released at once if its OF bit is set: guests of the SBI backend
+ * read scountovf without a trap.
+ */
 static void phys_unload_ctr(struct vpmu *v, unsigned int i)
 {
 	struct vpmu_ctr *c = &v->ctr[i];
@@ -651,7 +670,8 @@ static void phys_unload_ctr(struct vpmu *v, unsigned int i)
 			vpmu_phys_stop(i, 0);
 			save_value(v, i, vpmu_phys_read(i) & width_mask(i));
 		}
-		phys_release(v->resident, i);
+		if (layout.sscofpmf && ((vpmu_phys_overflowed() >> i) & 1))
+			phys_release(v->resident, i);
 	}
 	set_hw_bit(&v->placed, i, false);
 	set_hw_bit(&v->synced, i, false);
@@ -1115,6 +1135,11 @@ void vpmu_vcpu_reset(struct vpmu *v)
 
 	for (i = 0; i < num_total(); i++)
 		ctr_transition(v, i, OP_RESET, NULL);
+	/* the vCPU stops or starts afresh: what the resets left configured here goes too */
+	if (v->resident && v->resident == vpmu_host_hart())
+		for (i = 0; i < layout.num_hw; i++)
+			if (v->resident->owner[i] == v)
+				phys_release(v->resident, i);
 	vpmu_vcpu_init(v);
 	v->nr_overflows = nr_overflows; /* statistics outlive a reset */
 	v->nr_unsignalled = nr_unsignalled;

@@ -132,10 +132,16 @@ static void check_state(struct vpmu *v)
 	/* a deadline only while counters run on the hart */
 	if (!v->loaded || !v->started_hw)
 		CHECK(v->deadline == UINT64_MAX || v->started_hw);
-	/* no leaked programmable counter: a single vCPU owns this hart */
+	/*
+	 * No leaked programmable counter: a single vCPU owns this hart. One it
+	 * no longer uses (a RESET keeps the configuration) is stopped, without
+	 * an overflow flag, and still on the hart's books as v's.
+	 */
 	for (i = 3; i < FAKE_NCTR; i++)
-		if (fake.c[i].configured)
-			CHECK((v->placed >> i) & 1);
+		if (fake.c[i].configured && !((v->placed >> i) & 1)) {
+			CHECK(!fake.c[i].running && !fake.c[i].of);
+			CHECK(fake_hart->owner[i] == v);
+		}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

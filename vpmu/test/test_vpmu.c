@@ -743,40 +743,58 @@ static void test_stop_flags_and_sets(void **state)
 	assert_true(fake.c[3].running);
 }
 
-static void test_stop_reset_releases(void **state)
+/*
+ * RESET: the counter leaves the guest, and its physical counter stops with
+ * its configuration kept (as a put leaves it): the same event configured
+ * there again is taken over without the host, another evicts it.
+ */
+static void test_stop_reset_keeps_config_stopped(void **state)
 {
 	unsigned long i, val;
+	unsigned int n;
 
 	(void)state;
 	i = cfg_start(0, ALLMASK, EV_INSTR, 0);
-	assert_true(fake_busy(i));
+	fake_advance(7);
 	assert_int_equal(STOP(i, 1, SBI_PMU_STOP_FLAG_RESET).error, SBI_SUCCESS);
-	assert_false(fake_busy(i));
+	assert_false(fake.c[i].running);
+	assert_true(fake_busy(i));
+	assert_int_equal(fake.c[i].event_idx, EV_INSTR);
+	assert_int_equal(v->ctr[i].state, VPMU_CTR_UNCONFIGURED);
+	assert_int_equal(vpmu_hcounteren(v), 0);
 	assert_int_equal(vpmu_csr_read(v, 0xc00 + i, &val), -1);
 	assert_int_equal(START(i, 1, 0, 0).error, SBI_ERR_INVALID_PARAM);
-	/* the counter is free again */
+	fake_advance(5); /* stopped: counts nothing */
+	assert_int_equal(fake.c[i].value, 7);
+	/* the same event again: taken over, no host configuration */
+	n = fake.n_config;
+	assert_int_equal(CFG(0, ALLMASK, SBI_PMU_CFG_FLAG_CLEAR_VALUE, EV_INSTR, 0).value, i);
+	assert_int_equal(fake.n_config, n);
+	assert_int_equal(START(i, 1, 0, 0).error, SBI_SUCCESS);
+	assert_int_equal(fake.c[i].value, 0);
+	fake_advance(3);
+	assert_int_equal(vpmu_ctr_value(v, i), 3);
+	assert_int_equal(STOP(i, 1, SBI_PMU_STOP_FLAG_RESET).error, SBI_SUCCESS);
+	/* another event: the host configures the counter anew */
 	assert_int_equal(CFG(0, ALLMASK, 0, EV_DTLB_RD, 0).value, i);
-	/* RESET of a stopped counter releases it too, reporting ALREADY_STOPPED */
+	assert_int_equal(fake.n_config, n + 1);
+	assert_int_equal(fake.c[i].event_idx, EV_DTLB_RD);
+	/* RESET of a stopped counter reports ALREADY_STOPPED; it stays stopped */
 	assert_int_equal(STOP(i, 1, SBI_PMU_STOP_FLAG_RESET).error, SBI_ERR_ALREADY_STOPPED);
-	assert_false(fake_busy(i));
+	assert_false(fake.c[i].running);
+	assert_int_equal(v->ctr[i].state, VPMU_CTR_UNCONFIGURED);
 }
 
-static void test_stop_all_linux_style(void **state)
+/* A RESET counter whose OF bit is set is released: no stale flag in scountovf */
+static void test_stop_reset_releases_overflowed(void **state)
 {
-	unsigned int i;
-
 	(void)state;
-	cfg_start(0, 1, EV_CYCLES, 0);
-	cfg_start(0, ALLMASK, EV_INSTR, 0);
-	CFG(0, ALLMASK, 0, EV_DTLB_RD, 0);
-	cfg_start(0, ALLMASK, EV_FW(11), 0);
-	/* pmu_sbi_stop_all: every counter, RESET, errors ignored */
-	STOP(0, ALLMASK, SBI_PMU_STOP_FLAG_RESET);
-	for (i = 0; i < NTOT; i++)
-		assert_int_equal(v->ctr[i].state, VPMU_CTR_UNCONFIGURED);
-	for (i = 3; i < NHW; i++)
-		assert_false(fake_busy(i));
-	assert_int_equal(vpmu_hcounteren(v), 0);
+	cfg_start(3, 1, EV_INSTR, -2UL);
+	fake_advance(5);
+	assert_true(fake.c[3].of);
+	assert_int_equal(STOP(3, 1, SBI_PMU_STOP_FLAG_RESET).error, SBI_SUCCESS);
+	assert_false(fake_busy(3));
+	assert_false(fake.c[3].of);
 }
 
 /* ------------------------------------------------------- firmware counters */
@@ -1078,6 +1096,46 @@ static void test_put_load_stopped_counter(void **state)
 	START(3, 1, 0, 0);
 	assert_int_equal(fake.c[3].value, 105);
 	assert_int_equal(vpmu_hcounteren(v), 1UL << 3);
+}
+
+/* A counter v left configured at RESET never counts for another vCPU's event */
+static void test_stop_reset_config_evicted(void **state)
+{
+	struct vpmu *w = &other_vc.vpmu;
+
+	(void)state;
+	fake.event_exclusive = true;
+	cfg_start(5, 1, EV_INSTR, 0);
+	assert_int_equal(STOP(5, 1, SBI_PMU_STOP_FLAG_RESET).error, SBI_SUCCESS);
+	assert_true(fake_busy(5));
+	vpmu_vcpu_put(v);
+	vpmu_vcpu_init(w);
+	vpmu_vcpu_load(w);
+	/* the same event on another counter: QEMU would count it on one only */
+	assert_int_equal(vpmu_counter_config_matching(w, 4, 1, 0, EV_INSTR, 0).value, 4);
+	assert_false(fake_busy(5));
+	assert_int_equal(vpmu_counter_start(w, 4, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, 10).error,
+			 SBI_SUCCESS);
+	fake_advance(6);
+	assert_int_equal(vpmu_ctr_value(w, 4), 16);
+}
+
+static void test_stop_all_linux_style(void **state)
+{
+	unsigned int i;
+
+	(void)state;
+	cfg_start(0, 1, EV_CYCLES, 0);
+	cfg_start(0, ALLMASK, EV_INSTR, 0);
+	CFG(0, ALLMASK, 0, EV_DTLB_RD, 0);
+	cfg_start(0, ALLMASK, EV_FW(11), 0);
+	/* pmu_sbi_stop_all: every counter, RESET, errors ignored */
+	STOP(0, ALLMASK, SBI_PMU_STOP_FLAG_RESET);
+	for (i = 0; i < NTOT; i++)
+		assert_int_equal(v->ctr[i].state, VPMU_CTR_UNCONFIGURED);
+	for (i = 0; i < NHW; i++)
+		assert_false(fake.c[i].running);
+	assert_int_equal(vpmu_hcounteren(v), 0);
 }
 
 static void test_two_vcpus_share_hart(void **state)
@@ -1902,7 +1960,7 @@ static void test_snapshot_reset_and_take(void **state)
 		STOP(9, 1, SBI_PMU_STOP_FLAG_TAKE_SNAPSHOT | SBI_PMU_STOP_FLAG_RESET).error,
 		SBI_SUCCESS);
 	assert_int_equal(ram64(SHMEM + 8), 99);
-	assert_false(fake_busy(9));
+	assert_false(fake.c[9].running);
 	assert_int_equal(v->ctr[9].state, VPMU_CTR_UNCONFIGURED);
 	assert_int_equal(STOP(FW0, 1, SBI_PMU_STOP_FLAG_TAKE_SNAPSHOT).error, SBI_SUCCESS);
 	assert_int_equal(ram64(SHMEM + 8), 41);
@@ -2188,7 +2246,8 @@ int main(void)
 		T(test_stop_already_stopped),
 		T(test_stop_fw_already_stopped),
 		T(test_stop_flags_and_sets),
-		T(test_stop_reset_releases),
+		T(test_stop_reset_keeps_config_stopped),
+		T(test_stop_reset_releases_overflowed),
 		T(test_stop_all_linux_style),
 		T(test_fw_counts_only_started),
 		T(test_fw_counted_events),
@@ -2203,6 +2262,7 @@ int main(void)
 		T(test_put_stops_keeps_resident),
 		T(test_stop_keeps_counter_unsynced),
 		T(test_put_load_stopped_counter),
+		T(test_stop_reset_config_evicted),
 		T(test_two_vcpus_share_hart),
 		T(test_migrate_back_and_forth),
 		T(test_reset_on_other_hart),
