@@ -1447,9 +1447,11 @@ struct sbi_ret vpmu_counter_get_info(struct vpmu *v, unsigned long idx)
 	return ret_val(layout.info[array_index_nospec(idx, VPMU_MAX_COUNTERS)]);
 }
 
-/* Configure the first counter of set (in hw_candidate_set's order) that takes the event */
-static long config_first(struct vpmu *v, uint32_t set, int fixed, bool fixed_first,
-			 const struct op_args *a, unsigned int *idx)
+/* Configure the first counter of set (hw_candidate_set's order) taking the event; one frame */
+static inline __attribute__((always_inline)) long config_first(struct vpmu *v, uint32_t set,
+							       int fixed, bool fixed_first,
+							       const struct op_args *a,
+							       unsigned int *idx)
 {
 	uint32_t f = fixed >= 0 ? set & (1U << fixed) : 0;
 	unsigned int i;
