@@ -44,7 +44,8 @@ HV_SRCS := $(wildcard arch/riscv/*.c arch/riscv/*.S core/*.c vpmu/*.c)
 HV_OBJS := $(patsubst %,$(BUILD)/hv/%.o,$(HV_SRCS))
 # One include root: headers are named by folder ("core/vcpu.h"), so the includes show the
 # dependencies (tools/layering.py checks them)
-HV_CFLAGS := $(RV_CFLAGS) -I$(LIBFDT_DIR) -I.
+# With RVA22's bit manipulation (Zba, Zbb, Zbs), which arch/riscv/entry.S probes on every hart
+HV_CFLAGS := $(RV_CFLAGS) -march=rv64imac_zicsr_zifencei_zba_zbb_zbs -I$(LIBFDT_DIR) -I.
 
 $(BUILD)/hv/%.c.o: %.c $(LIBFDT_DIR)/.stamp
 	@mkdir -p $(dir $@)

@@ -15,6 +15,8 @@ comment lines in dts/tests/<name>.dts:
                                                  a `pmuvisor: guest <guest> ...` line matching regex
     // test: expect-summary=<k> ok, <j> failed   the final hypervisor line (default: all ok)
     // test: expect-log=<regex>                  some output line must match (repeatable)
+    // test: expect-refused=<regex>              the hypervisor must refuse the machine: a line
+                                                 matches regex, QEMU exits on its own, no guest runs
     // test: linux=probe exact record fw=6,7     Linux guests running perf: host-side checks of
                                                  tools/check_linux.py instead of TEST DONE lines
     // test: dialog=<regex> => <text>            console dialog (repeatable, in order): wait until
@@ -78,7 +80,7 @@ def bundle_guests(bundle):
 # ---------------------------------------------------------------- options
 def dts_options(dts):
     opts = {"qemu-args": [], "timeout": None, "expect-stopped": {}, "expect-summary": None,
-            "skip": None, "linux": None, "expect-log": [], "dialog": []}
+            "skip": None, "linux": None, "expect-log": [], "dialog": [], "expect-refused": None}
     if not os.path.isfile(dts):
         return opts
     with open(dts) as f:
@@ -103,6 +105,8 @@ def dts_options(dts):
                 opts["skip"] = val
             elif key == "expect-log":
                 opts["expect-log"].append(re.compile(val))
+            elif key == "expect-refused":
+                opts["expect-refused"] = re.compile(val)
             elif key == "linux":
                 opts["linux"] = check_linux.parse_words(val.split())
             elif key == "dialog":
@@ -208,6 +212,25 @@ def run_unit(path, res, args):
     print(f"   {passed} passed, {failed} failed")
 
 
+def check_refused(cfg, rx, lines, timed_out, guests, res, args):
+    """The hypervisor refused the machine: it said why, QEMU exited, no guest printed a line."""
+    if any(rx.search(ln) for ln in lines):
+        res.ok(f"{cfg}:refused", args.verbose)
+    else:
+        res.fail(f"{cfg}:refused", f"no output line matches /{rx.pattern}/; last lines:\n" +
+                 last_lines(lines))
+    if timed_out:
+        res.fail(f"{cfg}:exited", "TIMEOUT: QEMU did not exit; last lines:\n" + last_lines(lines))
+    else:
+        res.ok(f"{cfg}:exited", args.verbose)
+    names = {g for g, _ in guests}
+    ran = [ln for ln in lines if (m := RE_GUEST.match(ln)) and m.group(1) in names]
+    if ran:
+        res.fail(f"{cfg}:no-guest-ran", "a guest ran: " + ran[0])
+    else:
+        res.ok(f"{cfg}:no-guest-ran", args.verbose)
+
+
 def run_config(bundle, res, args):
     rel = os.path.relpath(bundle, os.path.join(args.build, "bundles"))
     cfg = rel[:-len(".bundle")]
@@ -232,6 +255,11 @@ def run_config(bundle, res, args):
     dialog = list(opts["dialog"])
     lines, rc, timed_out = run_process(cmd, timeout, log, args.verbose, RE_SUMMARY, dialog)
     elapsed = time.monotonic() - t0
+    if opts["expect-refused"] is not None:
+        check_refused(cfg, opts["expect-refused"], lines, timed_out, guests, res, args)
+        print(f"   {res.passed - before_p} passed, {res.failed - before_f} failed "
+              f"({elapsed:.1f} s, log {os.path.relpath(log, REPO)})")
+        return
 
     per_guest = {g: {"pass": 0, "fail": 0, "done": None, "hv": [], "lines": []}
                  for g, _ in guests}

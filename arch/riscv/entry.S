@@ -2,14 +2,34 @@
 /* Boot entry from OpenSBI, secondary hart entry, guest enter/exit. */
 #include "arch/riscv/ctx.h"
 #include "arch/riscv/csr.h"
+#include "arch/riscv/sbi_spec.h"
 
 #define HV_STACK_SIZE 16384
 
 	.section .text.entry, "ax"
 	.globl _start
+/*
+ * The C code is built for RVA22's bit manipulation, Zba, Zbb and Zbs (one
+ * instruction for a counter mask's lowest bit, its bit tests and its
+ * index arithmetic). Before any of it runs, each hart executes one
+ * instruction of each: an illegal one reaches stvec (OpenSBI redirects
+ * what it does not emulate), and a hart without them says so on the SBI
+ * console and shuts the machine down (system failure). t0-t3 only.
+ */
+.macro PROBE_BITMANIP
+	la	t0, bitmanip_probe_trap
+	csrw	stvec, t0
+	li	t1, 0			/* traps taken */
+	sh1add	t2, t1, t1		/* Zba */
+	ctz	t2, t1			/* Zbb */
+	bexti	t2, t1, 0		/* Zbs */
+	bnez	t1, no_bitmanip
+.endm
+
 /* Boot hart: a0 = hart id, a1 = host FDT (fw_dynamic convention). */
 _start:
 	csrw	sscratch, zero
+	PROBE_BITMANIP
 	la	t0, hs_trap_vector
 	csrw	stvec, t0
 	la	sp, boot_stack_top
@@ -29,6 +49,7 @@ _start:
 /* Secondary harts via SBI HSM hart_start: a0 = hart id, a1 = struct hart *. */
 _secondary_start:
 	csrw	sscratch, zero
+	PROBE_BITMANIP
 	la	t0, hs_trap_vector
 	csrw	stvec, t0
 	mv	tp, a1
@@ -36,6 +57,35 @@ _secondary_start:
 	call	hv_secondary_main
 1:	wfi
 	j	1b
+
+	.align 2
+bitmanip_probe_trap:			/* skip the probe instruction, count it */
+	csrr	t3, sepc
+	addi	t3, t3, 4
+	csrw	sepc, t3
+	addi	t1, t1, 1
+	sret
+
+no_bitmanip:
+	la	t0, no_bitmanip_msg
+1:	lbu	a0, 0(t0)
+	beqz	a0, 2f
+	li	a7, SBI_EXT_DBCN
+	li	a6, SBI_EXT_DBCN_CONSOLE_WRITE_BYTE
+	ecall
+	addi	t0, t0, 1
+	j	1b
+2:	li	a7, SBI_EXT_SRST
+	li	a6, SBI_EXT_SRST_RESET
+	li	a0, SBI_SRST_RESET_TYPE_SHUTDOWN
+	li	a1, SBI_SRST_RESET_REASON_SYSFAIL
+	ecall
+3:	wfi
+	j	3b
+
+	.section .rodata
+no_bitmanip_msg:
+	.asciz	"pmuvisor: PANIC: this hart lacks Zba, Zbb or Zbs (RVA22 bit manipulation), which pmuvisor is built for\n"
 
 	.text
 /*

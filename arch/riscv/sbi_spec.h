@@ -6,11 +6,13 @@
 #ifndef SBI_SPEC_H
 #define SBI_SPEC_H
 
+#ifndef __ASSEMBLER__
 /* The two-register result of every SBI call */
 struct sbi_ret {
 	long error;
 	unsigned long value;
 };
+#endif
 
 /* Extension IDs */
 #define SBI_EXT_0_1_SET_TIMER		   0x00
