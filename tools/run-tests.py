@@ -212,8 +212,11 @@ def run_unit(path, res, args):
     print(f"   {passed} passed, {failed} failed")
 
 
-def check_refused(cfg, rx, lines, timed_out, guests, res, args):
-    """The hypervisor refused the machine: it said why, QEMU exited, no guest printed a line."""
+def check_refused(cfg, opts, lines, rc, timed_out, guests, res, args):
+    """The hypervisor refused the machine: it said why, the firmware shut it down (QEMU exits
+    by itself; status 0, measured: the reason does not reach it), no guest printed a
+    line; expect-log lines too."""
+    rx = opts["expect-refused"]
     if any(rx.search(ln) for ln in lines):
         res.ok(f"{cfg}:refused", args.verbose)
     else:
@@ -221,8 +224,16 @@ def check_refused(cfg, rx, lines, timed_out, guests, res, args):
                  last_lines(lines))
     if timed_out:
         res.fail(f"{cfg}:exited", "TIMEOUT: QEMU did not exit; last lines:\n" + last_lines(lines))
+    elif rc != 0:
+        res.fail(f"{cfg}:exited", f"QEMU exit status {rc}, not 0 (the firmware's shutdown)"
+                 "; last lines:\n" + last_lines(lines))
     else:
         res.ok(f"{cfg}:exited", args.verbose)
+    for i, erx in enumerate(opts["expect-log"]):
+        if any(erx.search(ln) for ln in lines):
+            res.ok(f"{cfg}:expect-log-{i}", args.verbose)
+        else:
+            res.fail(f"{cfg}:expect-log-{i}", f"no output line matches /{erx.pattern}/")
     names = {g for g, _ in guests}
     ran = [ln for ln in lines if (m := RE_GUEST.match(ln)) and m.group(1) in names]
     if ran:
@@ -256,7 +267,7 @@ def run_config(bundle, res, args):
     lines, rc, timed_out = run_process(cmd, timeout, log, args.verbose, RE_SUMMARY, dialog)
     elapsed = time.monotonic() - t0
     if opts["expect-refused"] is not None:
-        check_refused(cfg, opts["expect-refused"], lines, timed_out, guests, res, args)
+        check_refused(cfg, opts, lines, rc, timed_out, guests, res, args)
         print(f"   {res.passed - before_p} passed, {res.failed - before_f} failed "
               f"({elapsed:.1f} s, log {os.path.relpath(log, REPO)})")
         return

@@ -315,7 +315,7 @@ uint32_t vpmu_phys_start_values(uint32_t mask, const uint64_t *values, size_t st
 	/* never biased, and their phys_low bits take no part in needs_bias(): set after */
 	plain = mask & wide & ~(h->phys_cyc | h->phys_ins | h->phys_bias63 | h->phys_bias62);
 	/* a pointer-wide index: no extension per counter */
-	for (unsigned long k = lowest_bit(plain), p = plain >> k; p; p >>= 1, k++) {
+	for (unsigned long k = plain ? lowest_bit(plain) : 0, p = plain >> k; p; p >>= 1, k++) {
 		if (!(p & 1))
 			continue;
 		w[k] = values[k * stride];
