@@ -725,7 +725,7 @@ enum vpmu_op {
 	OP_CONFIG, /* map an event (UNCONFIGURED or CONFIGURED -> CONFIGURED) */
 	OP_START,  /* CONFIGURED -> STARTED */
 	OP_STOP,   /* STARTED -> CONFIGURED */
-	OP_RESET,  /* any -> UNCONFIGURED, releasing the counter */
+	OP_RESET,  /* any -> UNCONFIGURED; the physical counter stays configured, stopped */
 };
 
 struct op_args {
