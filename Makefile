@@ -12,7 +12,8 @@ PYTHON    ?= /usr/bin/python3
 HOST_SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 CONFIG    ?= default
 
-RV_ARCH   := -march=rv64imac_zicsr_zifencei -mabi=lp64 -mcmodel=medany
+RV_ISA    := rv64imac_zicsr_zifencei
+RV_ARCH   := -march=$(RV_ISA) -mabi=lp64 -mcmodel=medany
 RV_CFLAGS := $(RV_ARCH) -O2 -g -ffreestanding -fno-common -fno-pie -fno-stack-protector \
 	     -nostdinc -isystem $(PICOLIBC)/include -isystem $(shell $(CC_RV) -print-file-name=include) \
 	     -isystem $(shell $(CC_RV) -print-file-name=include-fixed) -Wall -Wextra -Werror -MMD -MP
@@ -45,7 +46,7 @@ HV_OBJS := $(patsubst %,$(BUILD)/hv/%.o,$(HV_SRCS))
 # One include root: headers are named by folder ("core/vcpu.h"), so the includes show the
 # dependencies (tools/layering.py checks them)
 # With RVA22's bit manipulation (Zba, Zbb, Zbs), which arch/riscv/entry.S probes on every hart
-HV_CFLAGS := $(RV_CFLAGS) -march=rv64imac_zicsr_zifencei_zba_zbb_zbs -I$(LIBFDT_DIR) -I.
+HV_CFLAGS := $(RV_CFLAGS) -march=$(RV_ISA)_zba_zbb_zbs -I$(LIBFDT_DIR) -I.
 
 $(BUILD)/hv/%.c.o: %.c $(LIBFDT_DIR)/.stamp
 	@mkdir -p $(dir $@)

@@ -212,6 +212,19 @@ def run_unit(path, res, args):
     print(f"   {passed} passed, {failed} failed")
 
 
+def print_counts(res, before_p, before_f, elapsed, log):
+    print(f"   {res.passed - before_p} passed, {res.failed - before_f} failed "
+          f"({elapsed:.1f} s, log {os.path.relpath(log, REPO)})")
+
+
+def check_expect_log(cfg, opts, lines, res, args):
+    for i, rx in enumerate(opts["expect-log"]):
+        if any(rx.search(ln) for ln in lines):
+            res.ok(f"{cfg}:expect-log-{i}", args.verbose)
+        else:
+            res.fail(f"{cfg}:expect-log-{i}", f"no output line matches /{rx.pattern}/")
+
+
 def check_refused(cfg, opts, lines, rc, timed_out, guests, res, args):
     """The hypervisor refused the machine: it said why, the firmware shut it down (QEMU exits
     by itself; status 0, measured: the reason does not reach it), no guest printed a
@@ -229,11 +242,7 @@ def check_refused(cfg, opts, lines, rc, timed_out, guests, res, args):
                  "; last lines:\n" + last_lines(lines))
     else:
         res.ok(f"{cfg}:exited", args.verbose)
-    for i, erx in enumerate(opts["expect-log"]):
-        if any(erx.search(ln) for ln in lines):
-            res.ok(f"{cfg}:expect-log-{i}", args.verbose)
-        else:
-            res.fail(f"{cfg}:expect-log-{i}", f"no output line matches /{erx.pattern}/")
+    check_expect_log(cfg, opts, lines, res, args)
     names = {g for g, _ in guests}
     ran = [ln for ln in lines if (m := RE_GUEST.match(ln)) and m.group(1) in names]
     if ran:
@@ -268,8 +277,7 @@ def run_config(bundle, res, args):
     elapsed = time.monotonic() - t0
     if opts["expect-refused"] is not None:
         check_refused(cfg, opts, lines, rc, timed_out, guests, res, args)
-        print(f"   {res.passed - before_p} passed, {res.failed - before_f} failed "
-              f"({elapsed:.1f} s, log {os.path.relpath(log, REPO)})")
+        print_counts(res, before_p, before_f, elapsed, log)
         return
 
     per_guest = {g: {"pass": 0, "fail": 0, "done": None, "hv": [], "lines": []}
@@ -336,11 +344,7 @@ def run_config(bundle, res, args):
                      "not typed); last lines:\n" + last_lines(lines))
             break
 
-    for i, rx in enumerate(opts["expect-log"]):
-        if any(rx.search(ln) for ln in lines):
-            res.ok(f"{cfg}:expect-log-{i}", args.verbose)
-        else:
-            res.fail(f"{cfg}:expect-log-{i}", f"no output line matches /{rx.pattern}/")
+    check_expect_log(cfg, opts, lines, res, args)
 
     want = opts["expect-summary"] or (len(guests), 0)
     if summary == want:
@@ -349,8 +353,7 @@ def run_config(bundle, res, args):
         res.fail(f"{cfg}:summary", f"expected 'all guests stopped: {want[0]} ok, {want[1]} failed'"
                  f", got " + (f"{summary[0]} ok, {summary[1]} failed" if summary else "no summary"
                               f" line (QEMU exit status {rc}); last lines:\n" + last_lines(lines)))
-    print(f"   {res.passed - before_p} passed, {res.failed - before_f} failed "
-          f"({elapsed:.1f} s, log {os.path.relpath(log, REPO)})")
+    print_counts(res, before_p, before_f, elapsed, log)
 
 
 def linux_native(cfg, bundle, opts, args):

@@ -489,6 +489,14 @@ static void phys_release(struct vpmu_hart *h, unsigned int p)
 	h->configs_changed++;
 }
 
+/* Free every physical counter of hart h that still holds a configuration of v's */
+static void phys_release_all_of(const struct vpmu *v, struct vpmu_hart *h)
+{
+	for (unsigned int p = 0; p < layout.num_hw; p++)
+		if (h->owner[p] == v)
+			phys_release(h, p);
+}
+
 /* Physical counter q of hart h holds one of v's configured counters (not a stale entry) */
 static bool owns_live(const struct vpmu *v, const struct vpmu_hart *h, unsigned int q)
 {
@@ -1137,9 +1145,7 @@ void vpmu_vcpu_reset(struct vpmu *v)
 		ctr_transition(v, i, OP_RESET, NULL);
 	/* the vCPU stops or starts afresh: what the resets left configured here goes too */
 	if (v->resident && v->resident == vpmu_host_hart())
-		for (i = 0; i < layout.num_hw; i++)
-			if (v->resident->owner[i] == v)
-				phys_release(v->resident, i);
+		phys_release_all_of(v, v->resident);
 	vpmu_vcpu_init(v);
 	v->nr_overflows = nr_overflows; /* statistics outlive a reset */
 	v->nr_unsignalled = nr_unsignalled;
@@ -1252,10 +1258,7 @@ void vpmu_vcpu_load(struct vpmu *v)
 	v->loaded = true;
 	if (v->resident != h) {
 		/* what it left here during an earlier stay is stale now */
-		for (i = 0; i < layout.num_hw; i++) {
-			if (h->owner[i] == v)
-				phys_release(h, i);
-		}
+		phys_release_all_of(v, h);
 		v->resident = h;
 		v->placed = 0;
 		v->synced = 0;
