@@ -1136,7 +1136,7 @@ void vpmu_vcpu_set_policy(struct vpmu *v, const struct vpmu_policy *p)
 
 void vpmu_vcpu_reset(struct vpmu *v)
 {
-	unsigned long nr_overflows = v->nr_overflows, nr_unsignalled = v->nr_unsignalled;
+	unsigned long nr_overflows, nr_unsignalled;
 	const struct vpmu_policy *policy = v->policy;
 	bool loaded = v->loaded;
 	unsigned int i;
@@ -1146,6 +1146,9 @@ void vpmu_vcpu_reset(struct vpmu *v)
 	/* the vCPU stops or starts afresh: what the resets left configured here goes too */
 	if (v->resident && v->resident == vpmu_host_hart())
 		phys_release_all_of(v, v->resident);
+	/* taken after the resets: a wrap their stops found is one of them */
+	nr_overflows = v->nr_overflows;
+	nr_unsignalled = v->nr_unsignalled;
 	vpmu_vcpu_init(v);
 	v->nr_overflows = nr_overflows; /* statistics outlive a reset */
 	v->nr_unsignalled = nr_unsignalled;

@@ -1819,6 +1819,19 @@ static void test_fw_counts_while_put(void **state)
 	assert_int_equal(FWREAD(FW0).value, 1);
 }
 
+/* A wrap the reset's own stop finds is counted like any other: one LCOFI, one overflow */
+static void test_vcpu_reset_counts_its_overflow(void **state)
+{
+	(void)state;
+	fake.lose_of = true; /* nothing flags the wrap: the reset's save finds it */
+	cfg_start(3, 1, EV_INSTR, -2UL);
+	fake_advance(5);
+	assert_int_equal(v->nr_overflows, 0);
+	vpmu_vcpu_reset(v);
+	assert_int_equal(fake.nr_lcofi, 1);
+	assert_int_equal(v->nr_overflows, 1);
+}
+
 static void test_vcpu_reset(void **state)
 {
 	(void)state;
@@ -2295,6 +2308,7 @@ int main(void)
 		T(test_move_to_other_hart),
 		T(test_fw_counts_while_put),
 		T(test_vcpu_reset),
+		T(test_vcpu_reset_counts_its_overflow),
 		T(test_reset_keeps_policy),
 		T(test_state_machine),
 		T(test_shmem_errors),
