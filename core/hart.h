@@ -60,8 +60,8 @@ struct hart_status {
 	char guest[16];	     /* the vCPU's guest name (truncated), "" before the first */
 	uint64_t vcpu;	     /* its id */
 	uint64_t doing;	     /* enum hart_doing */
-	uint64_t entries;    /* guest entries so far */
-	uint64_t last_cause; /* scause of its last exit to the hypervisor */
+	uint64_t entries;    /* guest entries so far (not after a PMU call: core/sched.c) */
+	uint64_t last_cause; /* scause of its last exit to the hypervisor (same) */
 	uint64_t last_pc;    /* sepc of that exit */
 	uint64_t since;	     /* timer ticks when it last went idle or parked */
 };

@@ -9,6 +9,7 @@
 #include "core/ecall.h"
 #include "core/hart.h"
 #include "core/hostdt.h"
+#include "core/sbi_pmu.h"
 #include "arch/riscv/sbi_call.h"
 #include "arch/riscv/timer.h"
 #include "core/vcpu.h"
@@ -783,14 +784,39 @@ static void sched_after_exit(struct hart *h, struct vcpu *v)
 }
 
 /*
- * The trap vector's short way for an SBI call (arch/riscv/entry.S): only the
- * registers a C call may clobber are saved, which is all an SBI call reads
- * and writes. One turn of sched_enter_guest's loop: the call is answered and,
- * when sched_fast_return allows, the context returned to resume at once.
- * NULL: the scheduler must look; the vector saves the rest and
- * ctx_enter_guest returns, and the loop does not answer the call again.
+ * The PMU lane: perf's every event switch is a few SBI PMU calls, so they
+ * skip what the others need. The PMU adapter is called without the table,
+ * and afterwards only what a PMU call can change is looked at: whether it
+ * asked for the scheduler (restart), the vPMU's deadline, a software LCOFI
+ * it raised (recheck), exclusive counting; then the interrupts to inject,
+ * as sched_before_entry does. A PMU call changes no vCPU or VM state, no
+ * guest timer and not the hart's vCPU (what other harts change comes with
+ * an IPI). hart_status keeps saying "guest": to a hang report the call is
+ * part of the guest's turn.
  */
-struct vcpu_ctx *sched_guest_ecall(struct vcpu_ctx *c)
+static __attribute__((noinline)) struct vcpu_ctx *sched_pmu_ecall(struct vcpu_ctx *c)
+{
+	struct vcpu *v = container_of(c, struct vcpu, arch.ctx);
+	struct hart *h = this_hart();
+	const struct sched_seen *was = &h->seen;
+
+	vcpu_ecall_begin(v);
+	vcpu_ecall_end(v, sbi_pmu_call(v, c->regs[16], &c->regs[10]));
+	if (__builtin_expect(h->resched || v->vpmu.deadline != was->pmu_deadline ||
+				     vcpu_arch_wants_recheck(&v->arch) != was->recheck ||
+				     (excl_enabled && !sched_excl_unchanged(h, v, was)),
+			     0)) {
+		sched_after_exit(h, v);
+		h->exit_handled = true;
+		return NULL;
+	}
+	if (v->pending_irqs || vcpu_arch_entry_work(&v->arch))
+		vcpu_arch_prepare_entry(v);
+	return c;
+}
+
+/* Any other SBI call: one turn of sched_enter_guest's loop, as sched_fast_return allows */
+static __attribute__((noinline)) struct vcpu_ctx *sched_sbi_ecall(struct vcpu_ctx *c)
 {
 	struct vcpu *v = container_of(c, struct vcpu, arch.ctx);
 	struct hart *h = this_hart();
@@ -803,6 +829,19 @@ struct vcpu_ctx *sched_guest_ecall(struct vcpu_ctx *c)
 	}
 	sched_before_entry(h, v);
 	return c;
+}
+
+/*
+ * The trap vector's short way for an SBI call (arch/riscv/entry.S): only the
+ * registers a C call may clobber are saved, which is all an SBI call reads
+ * and writes. The call is answered and the context returned to resume at
+ * once, or NULL: the scheduler must look; the vector saves the rest and
+ * ctx_enter_guest returns, and the loop does not answer the call again.
+ * Two tail calls: neither lane pays for the other's frame.
+ */
+struct vcpu_ctx *sched_guest_ecall(struct vcpu_ctx *c)
+{
+	return c->regs[17] == SBI_EXT_PMU ? sched_pmu_ecall(c) : sched_sbi_ecall(c);
 }
 
 static void sched_enter_guest(struct hart *h, struct vcpu *v)
