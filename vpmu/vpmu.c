@@ -265,6 +265,38 @@ static int classify(unsigned long event_idx, uint64_t data, int *key)
 	}
 }
 
+/* classify and event_allowed, remembered for the next call's same event */
+static __attribute__((noinline)) int event_accept_anew(struct vpmu *v, unsigned long event_idx,
+						       uint64_t data)
+{
+	struct vpmu_ev_seen *s = &v->ev_seen;
+	int key, kind = classify(event_idx, data, &key);
+	uint32_t allowed;
+
+	if (kind < 0 || !event_allowed(v, event_idx, kind == EVK_FW, &allowed))
+		return EVK_UNSUPPORTED;
+	s->event_idx = event_idx;
+	s->event_data = data;
+	s->allowed = allowed;
+	s->key = key;
+	s->kind = kind;
+	return kind;
+}
+
+/* The event's kind (< 0: the guest may not count it), its key and allowed counters */
+static inline int event_accept(struct vpmu *v, unsigned long event_idx, uint64_t data, int *key,
+			       uint32_t *allowed)
+{
+	const struct vpmu_ev_seen *s = &v->ev_seen;
+	int kind = s->kind;
+
+	if (kind < 0 || s->event_idx != event_idx || s->event_data != data)
+		kind = event_accept_anew(v, event_idx, data);
+	*key = s->key;
+	*allowed = s->allowed;
+	return kind;
+}
+
 /*
  * Hardware counters that may count event_idx for v, and in which order: the
  * programmable ones ascending, and for cycles and instret their fixed
@@ -356,10 +388,11 @@ static uint32_t still_owned(const struct vpmu *v, const struct vpmu_hart *h, uin
 	return mask;
 }
 
+/* A loaded vCPU's resident hart is this one (vpmu_vcpu_load): no lookup */
 static bool on_this_hart(const struct vpmu *v, unsigned int i)
 {
-	return hw_bit(v->placed, i) && v->resident && v->resident == vpmu_host_hart() &&
-	       v->resident->owner[i] == v;
+	return hw_bit(v->placed, i) && v->resident &&
+	       (v->loaded || v->resident == vpmu_host_hart()) && v->resident->owner[i] == v;
 }
 
 /*
@@ -545,14 +578,14 @@ static void phys_undo(struct vpmu *v, unsigned long q)
  * not change that). Not where it gives ev to a counter v does not use: a
  * new configuration of p releases that one first and gets the event.
  */
-static bool counts_as_taken(const struct vpmu *v, const struct vpmu_hart *h, unsigned int p,
-			    unsigned long ev)
+static inline __attribute__((always_inline)) bool
+counts_as_taken(const struct vpmu *v, const struct vpmu_hart *h, unsigned int p, unsigned long ev)
 {
 	int q;
 
 	if (!layout.event_exclusive)
 		return true;
-	q = vpmu_phys_event_counter(p, ev);
+	q = vpmu_phys_event_counter_on(h, p, ev);
 	return q == (int)p || (q >= 0 && owns_live(v, h, (unsigned int)q));
 }
 
@@ -669,15 +702,20 @@ static void phys_load_ctr(struct vpmu *v, unsigned int i)
  * it. Released at once if its OF bit is set: guests of the SBI backend
  * read scountovf without a trap.
  */
+static __attribute__((noinline)) void phys_stop_save(struct vpmu *v, unsigned int i)
+{
+	vpmu_phys_stop(i, 0);
+	save_value(v, i, vpmu_phys_read(i) & width_mask(i));
+}
+
 static void phys_unload_ctr(struct vpmu *v, unsigned int i)
 {
-	struct vpmu_ctr *c = &v->ctr[i];
+	const struct vpmu_ctr *c = &v->ctr[i];
 
 	if (on_this_hart(v, i)) {
-		if (c->state == VPMU_CTR_STARTED && v->loaded && hw_bit(v->synced, i)) {
-			vpmu_phys_stop(i, 0);
-			save_value(v, i, vpmu_phys_read(i) & width_mask(i));
-		}
+		/* out of line: a RESET after the stop (Linux's del) keeps a small frame */
+		if (c->state == VPMU_CTR_STARTED && v->loaded && hw_bit(v->synced, i))
+			phys_stop_save(v, i);
 		if (layout.sscofpmf && ((vpmu_phys_overflowed() >> i) & 1))
 			phys_release(v->resident, i);
 	}
@@ -831,7 +869,7 @@ static inline __attribute__((always_inline)) long ctr_stop(struct vpmu *v, unsig
 	return SBI_SUCCESS;
 }
 
-static __attribute__((noinline)) long ctr_reset(struct vpmu *v, unsigned int i)
+static inline __attribute__((always_inline)) long ctr_reset(struct vpmu *v, unsigned int i)
 {
 	struct vpmu_ctr *c = &v->ctr[array_index_nospec(i, VPMU_MAX_COUNTERS)];
 	bool hw = is_hw(i);
@@ -1132,6 +1170,7 @@ void vpmu_vcpu_set_policy(struct vpmu *v, const struct vpmu_policy *p)
 	v->visible = visible_mask_of(v);
 	v->visible_fw = v->visible & fw_counters();
 	v->nr_visible = num_visible_of(v);
+	v->ev_seen.kind = EVK_UNSUPPORTED; /* what it accepted, the new policy may not */
 }
 
 void vpmu_vcpu_reset(struct vpmu *v)
@@ -1492,8 +1531,8 @@ struct sbi_ret vpmu_counter_config_matching(struct vpmu *v, unsigned long base, 
 		return ret_err(SBI_ERR_INVALID_PARAM);
 	if (check_set(v, base, mask))
 		return ret_err(SBI_ERR_INVALID_PARAM);
-	kind = classify(event_idx, event_data, &a.key);
-	if (kind < 0 || !event_allowed(v, event_idx, kind == EVK_FW, &allowed))
+	kind = event_accept(v, event_idx, event_data, &a.key, &allowed);
+	if (kind < 0)
 		return ret_err(SBI_ERR_NOT_SUPPORTED);
 
 	if (flags & SBI_PMU_CFG_FLAG_SKIP_MATCH) {
@@ -1664,20 +1703,27 @@ struct sbi_ret vpmu_counter_start(struct vpmu *v, unsigned long base, unsigned l
  * (configured, placed and synced stay), and the deadline only for a counter
  * near its top or when none is left started (what update_deadline then finds).
  */
-static struct sbi_ret stop_one(struct vpmu *v, unsigned int idx, unsigned long flags)
+static __attribute__((noinline)) struct sbi_ret stop_one(struct vpmu *v, unsigned int idx)
+{
+	const struct vpmu_ctr *c = &v->ctr[idx];
+
+	if (c->state != VPMU_CTR_STARTED)
+		return ret_err(SBI_ERR_ALREADY_STOPPED);
+	ctr_transition(v, idx, OP_STOP, NULL);
+	/* sync_deadline's rule, near_top only asked while something still runs */
+	if (v->loaded)
+		sync_deadline(v, v->started_hw && is_hw(idx) && near_top(idx, c->value));
+	return ret_err(SBI_SUCCESS);
+}
+
+/* One counter stopped with RESET (what Linux does when it deletes an event) */
+static __attribute__((noinline)) struct sbi_ret reset_one(struct vpmu *v, unsigned int idx)
 {
 	const struct vpmu_ctr *c = &v->ctr[idx];
 	bool started = c->state == VPMU_CTR_STARTED;
 
-	if (flags & SBI_PMU_STOP_FLAG_RESET) {
-		ctr_transition(v, idx, OP_RESET, NULL);
-		sync_hw_deadline(v, started && is_hw(idx) && near_top(idx, c->value));
-	} else if (started) {
-		ctr_transition(v, idx, OP_STOP, NULL);
-		/* sync_deadline's rule, near_top only asked while something still runs */
-		if (v->loaded)
-			sync_deadline(v, v->started_hw && is_hw(idx) && near_top(idx, c->value));
-	}
+	ctr_transition(v, idx, OP_RESET, NULL);
+	sync_hw_deadline(v, started && is_hw(idx) && near_top(idx, c->value));
 	return ret_err(started ? SBI_SUCCESS : SBI_ERR_ALREADY_STOPPED);
 }
 
@@ -1744,7 +1790,9 @@ struct sbi_ret vpmu_counter_stop(struct vpmu *v, unsigned long base, unsigned lo
 		return ret_err(SBI_ERR_INVALID_PARAM);
 	if ((flags & SBI_PMU_STOP_FLAG_TAKE_SNAPSHOT) || (mask & (mask - 1)))
 		return stop_many(v, base, mask, flags);
-	return stop_one(v, (unsigned int)base + lowest_bit(mask), flags);
+	if (flags & SBI_PMU_STOP_FLAG_RESET)
+		return reset_one(v, (unsigned int)base + lowest_bit(mask));
+	return stop_one(v, (unsigned int)base + lowest_bit(mask));
 }
 
 static long fw_check(struct vpmu *v, unsigned long idx)

@@ -98,6 +98,19 @@ struct vpmu_evinfo {
 };
 
 /*
+ * The last event CONFIG_MATCHING accepted and what it found: Linux
+ * configures the same event again at every context switch of a perf event.
+ * Forgotten when the policy changes (vpmu_vcpu_set_policy).
+ */
+struct vpmu_ev_seen {
+	unsigned long event_idx;
+	uint64_t event_data;
+	uint32_t allowed; /* the hardware counters the policy allows for it */
+	int kind;	  /* vpmu.c's enum ev_kind; -1: nothing remembered */
+	int key;	  /* its acceptance-cache key */
+};
+
+/*
  * The scalars first, the 1.7 KiB counter array last: every field the trap
  * path and a vCPU switch touch stays within a load's 12-bit offset of the
  * vpmu and of the struct vcpu embedding it (no extra address arithmetic).
@@ -144,6 +157,7 @@ struct vpmu {
 	uint32_t backoff; /* ticks the deadline waits at least (grows while it finds nothing) */
 	unsigned long nr_overflows;   /* counter overflows recorded, for statistics */
 	unsigned long nr_unsignalled; /* ... of which the platform had not flagged (OF clear) */
+	struct vpmu_ev_seen ev_seen;
 	struct vpmu_evinfo evinfo;
 	struct vpmu_ctr ctr[VPMU_MAX_COUNTERS];
 };

@@ -92,6 +92,14 @@ int vpmu_phys_event_counts(unsigned int idx, unsigned long event_idx);
  * configured with the event before, or -1 if the map gives it to none.
  */
 int vpmu_phys_event_counter(unsigned int idx, unsigned long event_idx);
+/* The same, h being this hart: its most common answer, idx itself, inline */
+static inline int vpmu_phys_event_counter_on(const struct vpmu_hart *h, unsigned int idx,
+					     unsigned long event_idx)
+{
+	if (idx < VPMU_MAX_HW && h->phys_ev[idx] == event_idx)
+		return (int)idx;
+	return vpmu_phys_event_counter(idx, event_idx);
+}
 /*
  * Boot probe: configure event_idx on counter idx with every privilege mode
  * inhibited, run a short loop, release. 1 if the counter stayed still (the

@@ -99,6 +99,8 @@ static void check_state(struct vpmu *v)
 	CHECK(vpmu_num_total() == nhw + VPMU_NUM_FW);
 	CHECK(!(en & 2));
 	CHECK(fake.counteren == (v->loaded ? en : 0));
+	/* on_this_hart trusts it: a loaded vCPU's counters are on the hart it runs on */
+	CHECK(!v->loaded || v->resident == fake_hart);
 	/* placed and synced name hardware counters only, synced ones placed */
 	CHECK(!(v->synced & ~v->placed));
 	CHECK(!(v->placed & ~v->configured_hw));

@@ -1865,6 +1865,33 @@ static void test_reset_keeps_policy(void **state)
 	vpmu_vcpu_set_policy(v, NULL);
 }
 
+/*
+ * CONFIG_MATCHING remembers the last event it accepted: the same event with
+ * other data is classified again, and a new policy forgets what it accepted
+ */
+static void test_cfg_remembers_only_what_holds(void **state)
+{
+	static const struct vpmu_policy deny = {.nr_deny = 1, .deny = {{EV_INSTR, EV_INSTR, 0}}};
+	static const struct vpmu_policy on4 = {.nr_allow = 1,
+					       .allow = {{EV_INSTR, EV_INSTR, 1U << 4}}};
+
+	(void)state;
+	assert_int_equal(CFG(0, ALLMASK, 0, EV_RAW, FAKE_RAW_OK).value, 3);
+	assert_int_equal(CFG(0, ALLMASK, 0, EV_RAW, 1ULL << 48).error, SBI_ERR_NOT_SUPPORTED);
+	assert_int_equal(CFG(0, ALLMASK, 0, EV_RAW, FAKE_RAW_OK).value, 4);
+	assert_int_equal(CFG(0, ALLMASK, 0, EV_INSTR, 0).value, 5);
+	/* event_data must be 0 for hardware events: the host is not asked */
+	assert_int_equal(CFG(0, ALLMASK, 0, EV_INSTR, 1).error, SBI_ERR_NOT_SUPPORTED);
+	assert_int_equal(STOP(5, 1, SBI_PMU_STOP_FLAG_RESET).error, SBI_ERR_ALREADY_STOPPED);
+	vpmu_vcpu_set_policy(v, &deny);
+	assert_int_equal(CFG(0, ALLMASK, 0, EV_INSTR, 0).error, SBI_ERR_NOT_SUPPORTED);
+	vpmu_vcpu_set_policy(v, &on4); /* counter 4 only, stopped: configured again */
+	assert_int_equal(CFG(0, ALLMASK, 0, EV_INSTR, 0).value, 4);
+	assert_int_equal(v->ctr[4].event_idx, EV_INSTR);
+	vpmu_vcpu_set_policy(v, NULL); /* every counter again: instret's own, as 4 has it */
+	assert_int_equal(CFG(0, ALLMASK, 0, EV_INSTR, 0).value, 2);
+}
+
 static void test_state_machine(void **state)
 {
 	(void)state;
@@ -2310,6 +2337,7 @@ int main(void)
 		T(test_vcpu_reset),
 		T(test_vcpu_reset_counts_its_overflow),
 		T(test_reset_keeps_policy),
+		T(test_cfg_remembers_only_what_holds),
 		T(test_state_machine),
 		T(test_shmem_errors),
 		T(test_shmem_set_zeroes_and_disable),
