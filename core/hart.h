@@ -60,10 +60,10 @@ struct hart_status {
 	char guest[16];	     /* the vCPU's guest name (truncated), "" before the first */
 	uint64_t vcpu;	     /* its id */
 	uint64_t doing;	     /* enum hart_doing */
-	uint64_t entries;    /* guest entries so far (not after a PMU call: core/sched.c) */
-	uint64_t last_cause; /* scause of its last exit to the hypervisor (same) */
-	uint64_t last_pc;    /* sepc of that exit */
-	uint64_t since;	     /* timer ticks when it last went idle or parked */
+	uint64_t entries;    /* guest entries so far, but for the PMU lane's (core/sched.c) */
+	uint64_t last_cause; /* scause of its last exit to the hypervisor, but for the lane's */
+	uint64_t last_pc; /* sepc of that exit (the lane's: past the ecall, or at it to restart) */
+	uint64_t since;	  /* timer ticks when it last went idle or parked */
 };
 extern struct hart_status hart_status[HART_MAX];
 

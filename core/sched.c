@@ -360,6 +360,9 @@ static bool sched_excl_enter(struct hart *h, struct vcpu *v, unsigned long now)
  */
 static __attribute__((noinline)) void sched_excl_wait_turn(struct hart *h)
 {
+	/* from the PMU lane too, which leaves hart_status at "guest": a hang here must say otherwise */
+	if (!excl_mine(h))
+		status_doing(h, HART_HYPERVISOR);
 	while (!excl_mine(h))
 		sched_excl_acquire(h);
 }

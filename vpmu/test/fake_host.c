@@ -160,8 +160,11 @@ struct sbi_ret vpmu_phys_config(unsigned int idx, unsigned long host_flags, unsi
 			return r;
 		}
 	}
-	if ((event_idx == 0x1 || event_idx == 0x2) && r.value >= 3 && !fake.map[event_idx])
+	if ((event_idx == 0x1 || event_idx == 0x2) && r.value >= 3 && !fake.map[event_idx]) {
 		fake.map[event_idx] = (unsigned int)r.value;
+		/* as the delegation backend keeps it: vpmu_phys_event_counter_on's inline answer */
+		fake_hart->phys_ev[r.value] = (uint32_t)event_idx;
+	}
 	fake.c[r.value].configured = true;
 	fake.c[r.value].running = false;
 	fake.c[r.value].event_idx = event_idx;
@@ -211,8 +214,10 @@ long vpmu_phys_stop(unsigned int idx, int reset)
 	if (reset && idx >= 3) {
 		/* mhpmevent = 0: QEMU drops the event's counter mapping, OF is cleared */
 		for (unsigned int e = 1; e <= 2; e++)
-			if (fake.map[e] == idx)
+			if (fake.map[e] == idx) {
 				fake.map[e] = 0;
+				fake_hart->phys_ev[idx] = 0;
+			}
 		fake.c[idx].configured = false;
 		fake.c[idx].of = false;
 	}

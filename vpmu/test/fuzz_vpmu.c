@@ -99,7 +99,7 @@ static void check_state(struct vpmu *v)
 	CHECK(vpmu_num_total() == nhw + VPMU_NUM_FW);
 	CHECK(!(en & 2));
 	CHECK(fake.counteren == (v->loaded ? en : 0));
-	/* on_this_hart trusts it: a loaded vCPU's counters are on the hart it runs on */
+	/* on_this_hart trusts it: a loaded vCPU's counters are on the hart it runs on (one here) */
 	CHECK(!v->loaded || v->resident == fake_hart);
 	/* placed and synced name hardware counters only, synced ones placed */
 	CHECK(!(v->synced & ~v->placed));

@@ -1455,6 +1455,7 @@ static void test_move_to_other_hart(void **state)
 	assert_true(fake.c[3].running);
 	assert_int_equal(vpmu_ctr_value(v, 3), 42);
 	assert_int_equal(first[1].owner[3], v);
+	vpmu_vcpu_put(v); /* loaded means on fake_hart (on_this_hart relies on it) */
 	fake_hart = first;
 }
 
