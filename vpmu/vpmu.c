@@ -694,6 +694,13 @@ static void phys_load_ctr(struct vpmu *v, unsigned int i)
 	}
 }
 
+/* A started, synced counter's stop and save, for phys_unload_ctr */
+static __attribute__((noinline)) void phys_stop_save(struct vpmu *v, unsigned int i)
+{
+	vpmu_phys_stop(i, 0);
+	save_value(v, i, vpmu_phys_read(i) & width_mask(i));
+}
+
 /*
  * Stop and save the physical counter behind hardware counter i, and leave
  * it configured, stopped, as a put leaves it: v's next configuration of the
@@ -702,12 +709,6 @@ static void phys_load_ctr(struct vpmu *v, unsigned int i)
  * it. Released at once if its OF bit is set: guests of the SBI backend
  * read scountovf without a trap.
  */
-static __attribute__((noinline)) void phys_stop_save(struct vpmu *v, unsigned int i)
-{
-	vpmu_phys_stop(i, 0);
-	save_value(v, i, vpmu_phys_read(i) & width_mask(i));
-}
-
 static void phys_unload_ctr(struct vpmu *v, unsigned int i)
 {
 	const struct vpmu_ctr *c = &v->ctr[i];
@@ -787,8 +788,8 @@ struct op_args {
  * The state machine: ctr_transition is the one place where a counter
  * changes state, one case per operation. Each returns an SBI error code; on
  * error the counter is unchanged. The dispatcher is inlined, so a caller
- * naming its operation (all do) calls that case alone: start and stop,
- * the hot ones, are inlined in their turn, configuration is not.
+ * naming its operation (all do) calls that case alone: start, stop and
+ * reset, the hot ones, are inlined in their turn, configuration is not.
  */
 static __attribute__((noinline)) long ctr_config(struct vpmu *v, unsigned int i,
 						 const struct op_args *a)

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "arch/riscv/sbi_spec.h"
+#include "vpmu/vpmu.h" /* struct vpmu_hart */
 
 /*
  * Boot hart, once, after vpmu_phys_available(): choose the backend (counter
