@@ -226,6 +226,22 @@ static long phys_cdeleg_start(unsigned int idx, uint64_t value, bool consume)
 	return SBI_SUCCESS;
 }
 
+/* What a stop answers, given scountinhibit before it */
+static long stop_result(unsigned int idx, unsigned long was)
+{
+	return (was >> idx) & 1 ? SBI_ERR_ALREADY_STOPPED : SBI_SUCCESS;
+}
+
+/* OF and the filters go (MINH stays); QEMU keeps its mapping (quirk 2) */
+static __attribute__((noinline)) long cdeleg_release(unsigned int idx, unsigned long was)
+{
+	cdeleg_select(idx);
+	cdeleg_cfg_write(0);
+	vpmu_host_hart()->phys_released |= 1U << idx;
+	return stop_result(idx, was);
+}
+
+/* The release out of line: a guest's stop builds no frame */
 static long phys_cdeleg_stop(unsigned int idx, int reset)
 {
 	unsigned long was;
@@ -233,13 +249,9 @@ static long phys_cdeleg_stop(unsigned int idx, int reset)
 	if (idx >= 32 || idx == 1)
 		return SBI_ERR_INVALID_PARAM;
 	was = scountinhibit_set(1UL << idx);
-	if (reset && idx >= PHYS_FIRST_PROG) {
-		/* OF and the filters go (MINH stays); QEMU keeps its mapping (quirk 2) */
-		cdeleg_select(idx);
-		cdeleg_cfg_write(0);
-		vpmu_host_hart()->phys_released |= 1U << idx;
-	}
-	return (was >> idx) & 1 ? SBI_ERR_ALREADY_STOPPED : SBI_SUCCESS;
+	if (reset && idx >= PHYS_FIRST_PROG)
+		return cdeleg_release(idx, was);
+	return stop_result(idx, was);
 }
 
 static long phys_cdeleg_stop_mask(uint32_t mask)

@@ -241,11 +241,19 @@ long vpmu_phys_start(unsigned int idx, uint64_t value)
  * lookups, more bias, and a vCPU switch's masked start finds its counters
  * checked already (vpmu_phys_start_mask)
  */
+static __attribute__((noinline)) long phys_stop_reset(unsigned int idx)
+{
+	if (idx < 32)
+		vpmu_host_hart()->phys_low &= ~(1U << idx);
+	return ops->stop(idx, 1);
+}
+
+/* A guest's stop (reset 0) builds no frame: the release's bookkeeping is out of line */
 long vpmu_phys_stop(unsigned int idx, int reset)
 {
-	if (reset && idx < 32)
-		vpmu_host_hart()->phys_low &= ~(1U << idx);
-	return ops->stop(idx, reset);
+	if (reset)
+		return phys_stop_reset(idx);
+	return ops->stop(idx, 0);
 }
 
 /*
