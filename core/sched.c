@@ -753,18 +753,31 @@ static __attribute__((noinline)) bool sched_excl_unchanged(struct hart *h, struc
 	return counting ? excl_mine(h) && timer_now() < h->excl_turn_end : !excl_mine(h);
 }
 
+/* What a PMU call can change of what the loop watches (the PMU lane asks only this) */
+static inline bool sched_pmu_unchanged(struct hart *h, struct vcpu *v, const struct sched_seen *was)
+{
+	if (h->resched || v->vpmu.deadline != was->pmu_deadline ||
+	    vcpu_arch_wants_recheck(&v->arch) != was->recheck)
+		return false;
+	return !excl_enabled || sched_excl_unchanged(h, v, was);
+}
+
 /* Inline: the trap vector's short way asks this after every SBI call */
 static inline bool sched_fast_return(struct hart *h, struct vcpu *v, const struct sched_seen *was)
 {
 	const struct vcpu_arch *a = &v->arch;
 
-	if ((a->ctx.scause & CAUSE_IRQ_FLAG) || h->resched || h->cur != v ||
-	    v->state != VCPU_RUNNABLE || v->vm->state != VM_RUNNING)
+	if ((a->ctx.scause & CAUSE_IRQ_FLAG) || h->cur != v || v->state != VCPU_RUNNABLE ||
+	    v->vm->state != VM_RUNNING || vcpu_arch_timer_deadline(a) != was->timer)
 		return false;
-	if (vcpu_arch_timer_deadline(a) != was->timer || v->vpmu.deadline != was->pmu_deadline ||
-	    vcpu_arch_wants_recheck(a) != was->recheck)
-		return false;
-	return !excl_enabled || sched_excl_unchanged(h, v, was);
+	return sched_pmu_unchanged(h, v, was);
+}
+
+/* The interrupts to inject and the arch's other entry work, before every entry */
+static inline void sched_entry_work(struct vcpu *v)
+{
+	if (v->pending_irqs || vcpu_arch_entry_work(&v->arch))
+		vcpu_arch_prepare_entry(v);
 }
 
 static void sched_before_entry(struct hart *h, struct vcpu *v)
@@ -773,8 +786,7 @@ static void sched_before_entry(struct hart *h, struct vcpu *v)
 
 	st->doing = HART_GUEST;
 	st->entries++;
-	if (v->pending_irqs || vcpu_arch_entry_work(&v->arch))
-		vcpu_arch_prepare_entry(v);
+	sched_entry_work(v);
 }
 
 static void sched_after_exit(struct hart *h, struct vcpu *v)
@@ -805,16 +817,12 @@ static __attribute__((noinline)) struct vcpu_ctx *sched_pmu_ecall(struct vcpu_ct
 
 	vcpu_ecall_begin(v);
 	vcpu_ecall_end(v, sbi_pmu_call(v, c->regs[16], &c->regs[10]));
-	if (__builtin_expect(h->resched || v->vpmu.deadline != was->pmu_deadline ||
-				     vcpu_arch_wants_recheck(&v->arch) != was->recheck ||
-				     (excl_enabled && !sched_excl_unchanged(h, v, was)),
-			     0)) {
+	if (__builtin_expect(!sched_pmu_unchanged(h, v, was), 0)) {
 		sched_after_exit(h, v);
 		h->exit_handled = true;
 		return NULL;
 	}
-	if (v->pending_irqs || vcpu_arch_entry_work(&v->arch))
-		vcpu_arch_prepare_entry(v);
+	sched_entry_work(v);
 	return c;
 }
 

@@ -537,6 +537,13 @@ static bool owns_live(const struct vpmu *v, const struct vpmu_hart *h, unsigned 
 	       v->ctr[q].state != VPMU_CTR_UNCONFIGURED;
 }
 
+/* A started, synced counter's stop and save, out of line: a RESET's caller keeps a small frame */
+static __attribute__((noinline)) void phys_stop_save(struct vpmu *v, unsigned int i)
+{
+	vpmu_phys_stop(i, 0);
+	save_value(v, i, vpmu_phys_read(i) & width_mask(i));
+}
+
 /*
  * The host configured some other counter q than asked (fixed-counter
  * fallback for cycles/instret): undo it. If q holds one of our own loaded
@@ -558,10 +565,8 @@ static void phys_undo(struct vpmu *v, unsigned long q)
 	}
 	/* started from its value in the hardware; a load's taken-over one starts later */
 	run = c->state == VPMU_CTR_STARTED && hw_bit(v->synced, (unsigned int)q);
-	if (run) {
-		vpmu_phys_stop((unsigned int)q, 0);
-		save_value(v, (unsigned int)q, vpmu_phys_read((unsigned int)q) & width_mask(q));
-	}
+	if (run)
+		phys_stop_save(v, (unsigned int)q);
 	h->configs_changed++;
 	vpmu_phys_config((unsigned int)q, host_flags(c->flags), c->event_idx, c->event_data);
 	if (run) {
@@ -694,13 +699,6 @@ static void phys_load_ctr(struct vpmu *v, unsigned int i)
 	}
 }
 
-/* A started, synced counter's stop and save, for phys_unload_ctr */
-static __attribute__((noinline)) void phys_stop_save(struct vpmu *v, unsigned int i)
-{
-	vpmu_phys_stop(i, 0);
-	save_value(v, i, vpmu_phys_read(i) & width_mask(i));
-}
-
 /*
  * Stop and save the physical counter behind hardware counter i, and leave
  * it configured, stopped, as a put leaves it: v's next configuration of the
@@ -714,7 +712,7 @@ static void phys_unload_ctr(struct vpmu *v, unsigned int i)
 	const struct vpmu_ctr *c = &v->ctr[i];
 
 	if (on_this_hart(v, i)) {
-		/* out of line: a RESET after the stop (Linux's del) keeps a small frame */
+		/* a RESET after the stop (Linux's del) only checks the OF bit */
 		if (c->state == VPMU_CTR_STARTED && v->loaded && hw_bit(v->synced, i))
 			phys_stop_save(v, i);
 		if (layout.sscofpmf && ((vpmu_phys_overflowed() >> i) & 1))
