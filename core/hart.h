@@ -32,6 +32,7 @@ struct hart {
 	uint64_t timer_armed;	   /* what the hart's timer holds, to skip rewrites */
 	volatile uint64_t wake_at; /* halted until then: see sched_sleep() */
 	bool resched;
+	bool excl; /* exclusive counting is on (sched_excl_init): the PMU lane tests both at once */
 	bool exit_handled;		 /* the trap vector's short way answered the vCPU's exit */
 	struct sched_seen seen;		 /* ... and what it compares with after every SBI call */
 	struct hart_status *status;	 /* &hart_status[index] */
@@ -62,8 +63,8 @@ struct hart_status {
 	uint64_t doing;	     /* enum hart_doing */
 	uint64_t entries;    /* guest entries so far, but for the PMU lane's (core/sched.c) */
 	uint64_t last_cause; /* scause of its last exit to the hypervisor, but for the lane's */
-	uint64_t last_pc; /* sepc of that exit (the lane's: past the ecall, or at it to restart) */
-	uint64_t since;	  /* timer ticks when it last went idle or parked */
+	uint64_t last_pc;    /* sepc of that exit (an SBI call's: past the ecall, entry.S) */
+	uint64_t since;	     /* timer ticks when it last went idle or parked */
 };
 extern struct hart_status hart_status[HART_MAX];
 

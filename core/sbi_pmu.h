@@ -15,14 +15,22 @@
 /* An unfinished call passes through as it is: no frame in the adapter for a conversion */
 _Static_assert(VPMU_RET_RESTART == SBI_RET_RESTART, "vpmu's restart is the core's");
 
-static inline struct sbi_ret sbi_pmu_call(struct vcpu *vcpu, unsigned long fid,
-					  const unsigned long args[6])
+/*
+ * v: the vCPU's vpmu (the scheduler's lane knows where it is). START and
+ * STOP, perf's every event switch, are tested first: no jump table.
+ */
+static inline struct sbi_ret sbi_pmu_call_on(struct vpmu *v, unsigned long fid,
+					     const unsigned long args[6])
 {
-	struct vpmu *v = vcpu_vpmu(vcpu);
 	struct sbi_ret ret = {SBI_ERR_NOT_SUPPORTED, 0};
 
 	if (!vpmu_available())
 		return ret;
+	if (fid == SBI_EXT_PMU_COUNTER_START)
+		return (struct sbi_ret){vpmu_counter_start(v, args[0], args[1], args[2], args[3]),
+					0};
+	if (fid == SBI_EXT_PMU_COUNTER_STOP)
+		return (struct sbi_ret){vpmu_counter_stop(v, args[0], args[1], args[2]), 0};
 	switch (fid) {
 	case SBI_EXT_PMU_NUM_COUNTERS:
 		return vpmu_num_counters(v);
@@ -31,10 +39,6 @@ static inline struct sbi_ret sbi_pmu_call(struct vcpu *vcpu, unsigned long fid,
 	case SBI_EXT_PMU_COUNTER_CFG_MATCH:
 		/* RV64: event_data is a4 alone (a5 is its upper half on RV32) */
 		return vpmu_counter_config_matching(v, args[0], args[1], args[2], args[3], args[4]);
-	case SBI_EXT_PMU_COUNTER_START:
-		return vpmu_counter_start(v, args[0], args[1], args[2], args[3]);
-	case SBI_EXT_PMU_COUNTER_STOP:
-		return vpmu_counter_stop(v, args[0], args[1], args[2]);
 	case SBI_EXT_PMU_COUNTER_FW_READ:
 		return vpmu_counter_fw_read(v, args[0]);
 	case SBI_EXT_PMU_COUNTER_FW_READ_HI:
@@ -47,6 +51,12 @@ static inline struct sbi_ret sbi_pmu_call(struct vcpu *vcpu, unsigned long fid,
 	default:
 		return ret;
 	}
+}
+
+static inline struct sbi_ret sbi_pmu_call(struct vcpu *vcpu, unsigned long fid,
+					  const unsigned long args[6])
+{
+	return sbi_pmu_call_on(vcpu_vpmu(vcpu), fid, args);
 }
 
 #endif

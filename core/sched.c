@@ -408,6 +408,9 @@ unsigned long sched_fence_now(unsigned long hmask)
 void sched_excl_init(void)
 {
 	excl_enabled = vpmu_counts_other_harts() && nr_harts > 1;
+	vpmu_host_exclusive = excl_enabled;
+	for (unsigned int i = 0; i < nr_harts; i++)
+		harts[i].excl = excl_enabled;
 }
 
 /*
@@ -798,34 +801,6 @@ static void sched_after_exit(struct hart *h, struct vcpu *v)
 	st->last_pc = vcpu_ctx(v)->sepc;
 }
 
-/*
- * The PMU lane: perf's every event switch is a few SBI PMU calls, so they
- * skip what the others need. The PMU adapter is called without the table,
- * and afterwards only what a PMU call can change is looked at: whether it
- * asked for the scheduler (restart), the vPMU's deadline, a software LCOFI
- * it raised (recheck), exclusive counting; then the interrupts to inject,
- * as sched_before_entry does. A PMU call changes no vCPU or VM state, no
- * guest timer and not the hart's vCPU (what other harts change comes with
- * an IPI). hart_status keeps saying "guest": to a hang report the call is
- * part of the guest's turn.
- */
-static __attribute__((noinline)) struct vcpu_ctx *sched_pmu_ecall(struct vcpu_ctx *c)
-{
-	struct vcpu *v = container_of(c, struct vcpu, arch.ctx);
-	struct hart *h = this_hart();
-	const struct sched_seen *was = &h->seen;
-
-	vcpu_ecall_begin(v);
-	vcpu_ecall_end(v, sbi_pmu_call(v, c->regs[16], &c->regs[10]));
-	if (__builtin_expect(!sched_pmu_unchanged(h, v, was), 0)) {
-		sched_after_exit(h, v);
-		h->exit_handled = true;
-		return NULL;
-	}
-	sched_entry_work(v);
-	return c;
-}
-
 /* Any other SBI call: one turn of sched_enter_guest's loop, as sched_fast_return allows */
 static __attribute__((noinline)) struct vcpu_ctx *sched_sbi_ecall(struct vcpu_ctx *c)
 {
@@ -843,16 +818,64 @@ static __attribute__((noinline)) struct vcpu_ctx *sched_sbi_ecall(struct vcpu_ct
 }
 
 /*
+ * What a PMU call can change of what the loop watches, but a software LCOFI
+ * (below): resched and excl are side by side, one load for both
+ */
+static inline bool sched_pmu_call_unchanged(struct hart *h, struct vcpu *v,
+					    const struct sched_seen *was)
+{
+	if (h->resched || h->excl) {
+		if (h->resched || !sched_excl_unchanged(h, v, was))
+			return false;
+	}
+	return v->vpmu.deadline == was->pmu_deadline;
+}
+
+/*
  * The trap vector's short way for an SBI call (arch/riscv/entry.S): only the
  * registers a C call may clobber are saved, which is all an SBI call reads
  * and writes. The call is answered and the context returned to resume at
  * once, or NULL: the scheduler must look; the vector saves the rest and
  * ctx_enter_guest returns, and the loop does not answer the call again.
- * Two tail calls: neither lane pays for the other's frame.
+ *
+ * Any call but a PMU one goes on to sched_sbi_ecall. This function is the
+ * PMU lane: perf's every event switch is a few SBI PMU calls, so they skip
+ * what the others need. The PMU adapter is called without the table,
+ * and afterwards only what a PMU call can change is looked at: whether it
+ * asked for the scheduler (restart), the vPMU's deadline, exclusive
+ * counting; then the arch's entry work if there is an LCOFI to deliver. A
+ * software LCOFI it raised that the guest cannot take yet sends it to the
+ * loop, which re-checks soon (recheck). The rest of the entry work needs no
+ * look: interrupts other harts posted (pending_irqs) come with an IPI, and
+ * the hart's timer is armed for the guest's (non-Sstc) timer, so the guest
+ * exits again at once for either. A PMU call changes no vCPU or VM state,
+ * no guest timer and not the hart's vCPU. hart_status keeps saying "guest":
+ * to a hang report the call is part of the guest's turn.
  */
 struct vcpu_ctx *sched_guest_ecall(struct vcpu_ctx *c)
 {
-	return c->regs[17] == SBI_EXT_PMU ? sched_pmu_ecall(c) : sched_sbi_ecall(c);
+	struct vcpu *v = container_of(c, struct vcpu, arch.ctx);
+	struct hart *h;
+
+	if (c->regs[17] != SBI_EXT_PMU) /* a tail call, before this lane's frame is built */
+		return sched_sbi_ecall(c);
+	vcpu_ecall_begin(v);
+	vcpu_ecall_end(v, sbi_pmu_call_on(&v->vpmu, c->regs[16], &c->regs[10]));
+	/* the hart looked up again after each call: no register keeps it across one */
+	h = this_hart();
+	if (__builtin_expect(!sched_pmu_call_unchanged(h, v, &h->seen), 0))
+		goto to_loop;
+	if (__builtin_expect(vcpu_arch_lcofi_work(&v->arch), 0)) {
+		vcpu_arch_prepare_entry(v);
+		if (vcpu_arch_wants_recheck(&v->arch) && !this_hart()->seen.recheck)
+			goto to_loop;
+	}
+	return c;
+to_loop:
+	h = this_hart();
+	sched_after_exit(h, v);
+	h->exit_handled = true;
+	return NULL;
 }
 
 static void sched_enter_guest(struct hart *h, struct vcpu *v)

@@ -52,8 +52,11 @@ void vcpu_fold_pending_slow(struct vcpu *v);
 /* On the owner hart, before entering: fold what other harts raised */
 static inline void vcpu_fold_pending(struct vcpu *v)
 {
-	if (__atomic_load_n(&v->fw_pending_any, __ATOMIC_ACQUIRE))
+	/* a relaxed test on every SBI call; the acquire only when there is something to fold */
+	if (__atomic_load_n(&v->fw_pending_any, __ATOMIC_RELAXED)) {
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		vcpu_fold_pending_slow(v);
+	}
 }
 /* After vcpu_arch_run returns: handle the vCPU's exit (core/exit.c) */
 void vcpu_handle_exit(struct vcpu *v);

@@ -49,6 +49,8 @@ bool vpmu_host_has_sscofpmf(void)
 	return host.ext[HOST_EXT_SSCOFPMF];
 }
 
+bool vpmu_host_exclusive; /* sched_excl_init */
+
 void vpmu_host_counting_starts(struct vpmu *v)
 {
 	sched_excl_counting_starts(container_of(v, struct vcpu, vpmu));

@@ -27,12 +27,15 @@ struct phys_ops {
 	/* consume: QEMU quirk 1 needs it run near its top first (phys_common.c decides) */
 	long (*start)(unsigned int idx, uint64_t value, bool consume);
 	long (*stop)(unsigned int idx, int reset);
+	/* stop a started counter and read its CSR as it is, bias included */
+	uint64_t (*stop_read_one)(unsigned int idx);
 	long (*stop_mask)(uint32_t mask);
 	long (*start_mask)(uint32_t mask);
 	/* optional: write values[i] into each counter of mask, then start them all */
 	void (*start_values)(uint32_t mask, const uint64_t *values);
 	/* optional: stop every counter of mask, then read each into values[i] as it is */
 	void (*stop_read)(uint32_t mask, uint64_t *values);
+	bool start_keeps_of; /* vpmu_phys_start_keeps_of */
 };
 extern const struct phys_ops phys_sbi_ops, phys_cdeleg_ops;
 

@@ -215,10 +215,9 @@ static void consume_stale_deadline(unsigned int idx)
 	scountinhibit_set(1UL << idx);
 }
 
+/* idx: a counter below 32 but the time CSR (phys_common.c checks it) */
 static long phys_cdeleg_start(unsigned int idx, uint64_t value, bool consume)
 {
-	if (idx >= 32 || idx == 1)
-		return SBI_ERR_INVALID_PARAM;
 	if (consume)
 		consume_stale_deadline(idx);
 	cdeleg_select(idx);
@@ -252,6 +251,16 @@ static long phys_cdeleg_stop(unsigned int idx, int reset)
 	if (reset && idx >= PHYS_FIRST_PROG)
 		return cdeleg_release(idx, was);
 	return stop_result(idx, was);
+}
+
+/* A select and a read through sireg: no CSR switch */
+static uint64_t phys_cdeleg_stop_read_one(unsigned int idx)
+{
+	if (idx >= 32 || idx == 1)
+		return 0;
+	scountinhibit_set(1UL << idx);
+	cdeleg_select(idx);
+	return cdeleg_ctr_read();
 }
 
 static long phys_cdeleg_stop_mask(uint32_t mask)
@@ -337,6 +346,7 @@ const struct phys_ops phys_cdeleg_ops = {
 	.config = phys_cdeleg_config,
 	.start = phys_cdeleg_start,
 	.stop = phys_cdeleg_stop,
+	.stop_read_one = phys_cdeleg_stop_read_one,
 	.stop_mask = phys_cdeleg_stop_mask,
 	.start_mask = phys_cdeleg_start_mask,
 	.start_values = phys_cdeleg_start_values,

@@ -128,7 +128,10 @@ static uint64_t bias_of(const struct vpmu_hart *h, unsigned int idx)
 	       ((uint64_t)((h->phys_bias62 >> idx) & 1) << 62);
 }
 
-/* Which of QEMU's two timed events counter idx may count: raw events could be either */
+/*
+ * Which of QEMU's two timed events counter idx may count: raw events could
+ * be either. Only counters 64 bits wide: the quirk concerns no other.
+ */
 static void note_event(struct vpmu_hart *h, unsigned int idx, unsigned long event_idx)
 {
 	unsigned int type = (unsigned int)(event_idx >> 16) & 0xf;
@@ -138,15 +141,14 @@ static void note_event(struct vpmu_hart *h, unsigned int idx, unsigned long even
 	h->phys_cyc &= ~bit;
 	h->phys_ins &= ~bit;
 	if (event_idx == SBI_PMU_HW_CPU_CYCLES || raw)
-		h->phys_cyc |= bit;
+		h->phys_cyc |= bit & wide;
 	if (event_idx == SBI_PMU_HW_INSTRUCTIONS || raw)
-		h->phys_ins |= bit;
+		h->phys_ins |= bit & wide;
 }
 
 static inline bool needs_bias(const struct vpmu_hart *h, unsigned int idx, uint64_t value)
 {
-	return idx < 32 &&
-	       phys_needs_bias(wide & h->phys_cyc, wide & h->phys_ins, h->phys_low, idx, value);
+	return idx < 32 && phys_needs_bias(h->phys_cyc, h->phys_ins, h->phys_low, idx, value);
 }
 
 struct sbi_ret vpmu_phys_config(unsigned int idx, unsigned long host_flags, unsigned long event_idx,
@@ -161,14 +163,19 @@ struct sbi_ret vpmu_phys_config(unsigned int idx, unsigned long host_flags, unsi
 
 /* ------------------------------------------------------ QEMU quirk 1 */
 
-static struct vpmu_hart *far_init(void)
+static inline void far_init_on(struct vpmu_hart *h)
 {
-	struct vpmu_hart *h = vpmu_host_hart();
-
 	if (!h->phys_init) { /* the firmware and the boot probes started every counter far */
 		h->phys_far = ~0U;
 		h->phys_init = true;
 	}
+}
+
+static struct vpmu_hart *far_init(void)
+{
+	struct vpmu_hart *h = vpmu_host_hart();
+
+	far_init_on(h);
 	return h;
 }
 
@@ -214,26 +221,53 @@ static inline void note_start(struct vpmu_hart *h, unsigned int idx, uint64_t va
 		h->phys_bias63 = (h->phys_bias63 & ~bit) | ((uint32_t)(bias >> 63) << idx);
 		h->phys_bias62 = (h->phys_bias62 & ~bit) | ((uint32_t)((bias >> 62) & 1) << idx);
 		__atomic_fetch_or(&ever_biased, bit, __ATOMIC_RELAXED);
+		h->phys_counteren = ~0UL; /* hcounteren must hide it, or show it again */
 	}
 }
 
-/* Bookkeeping only for counters started below 2^63 or biased before: Linux starts at 2^63 + 1 */
-long vpmu_phys_start(unsigned int idx, uint64_t value)
+/*
+ * Bookkeeping only for counters started below 2^63 or biased before (Linux
+ * starts at 2^63 + 1), all of it before the backend's start, which is a
+ * tail call: no frame. A start the backend refuses (only the SBI backend's
+ * host can) still leaves the marks of the value it was given: a stale
+ * phys_low bit only biases more often, and vpmu never reads a counter whose
+ * start failed (not synced) before starting it again.
+ */
+static __attribute__((noinline)) long start_biased(struct vpmu_hart *h, unsigned int idx,
+						   uint64_t value)
 {
-	uint32_t bit = idx < 32 ? 1U << idx : 0;
-	struct vpmu_hart *h = far_init();
 	uint64_t bias = 0;
-	long err;
 
-	if ((value >> 63) && !(ever_biased & bit)) /* a stale phys_low bit only biases more often */
-		return ops->start(idx, value, stale_deadline(h, idx, value));
 	if (needs_bias(h, idx, value)) /* below 2^63, wide, and the other event runs low */
 		bias = phys_upper_half_bias(value);
-	err = ops->start(idx, value + bias, stale_deadline(h, idx, value + bias));
-	if (err != SBI_SUCCESS) /* a refused start wrote nothing */
-		return err;
 	note_start(h, idx, value, bias);
-	return SBI_SUCCESS;
+	return ops->start(idx, value + bias, stale_deadline(h, idx, value + bias));
+}
+
+/* Every start passes here or start_values: the backends' start takes idx as checked */
+long vpmu_phys_start_on(struct vpmu_hart *h, unsigned int idx, uint64_t value)
+{
+	uint32_t bit;
+
+	if (idx >= 32 || idx == 1) /* no counter, or the time CSR */
+		return SBI_ERR_INVALID_PARAM;
+	bit = 1U << idx;
+	far_init_on(h);
+	if ((value >> 63) && !(ever_biased & bit))
+		return ops->start(idx, value, stale_deadline(h, idx, value));
+	/* the rest is start_biased for its common case: from below 2^63, not biased */
+	if ((value >> 63) || ((h->phys_bias63 | h->phys_bias62) & bit) || needs_bias(h, idx, value))
+		return start_biased(h, idx, value);
+	/* below 2^63, unbiased before and now: it runs low, far from its top (nothing stale) */
+	h->phys_low = (h->phys_low & ~bit) | (bit & wide);
+	if (idx >= PHYS_FIRST_PROG)
+		h->phys_far |= bit;
+	return ops->start(idx, value, false);
+}
+
+long vpmu_phys_start(unsigned int idx, uint64_t value)
+{
+	return vpmu_phys_start_on(vpmu_host_hart(), idx, value);
 }
 
 /*
@@ -436,6 +470,19 @@ uint64_t vpmu_phys_read(unsigned int idx)
 	return read_csr_of(idx);
 }
 
+static __attribute__((noinline)) uint64_t stop_read_biased(unsigned int idx)
+{
+	return ops->stop_read_one(idx) - bias_of(vpmu_host_hart(), idx);
+}
+
+/* Biased ones are rare: one test of the whole mask first, then the backend's own, a tail call */
+uint64_t vpmu_phys_stop_read_one(unsigned int idx)
+{
+	if (__builtin_expect(ever_biased != 0, 0) && idx < 32 && ((ever_biased >> idx) & 1))
+		return stop_read_biased(idx);
+	return ops->stop_read_one(idx);
+}
+
 /* The backend reads the stopped counters in a row; the biased ones, if any, lose their bias after */
 void vpmu_phys_stop_read(uint32_t mask, uint64_t values[32])
 {
@@ -465,14 +512,20 @@ static __attribute__((noinline)) unsigned long unbiased(unsigned long bits)
 }
 
 /* A direct guest read of a biased counter would see the bias: those trap */
-void vpmu_phys_set_counteren(unsigned long bits)
+void vpmu_phys_write_counteren(struct vpmu_hart *h, unsigned long bits)
 {
-	unsigned long h;
+	unsigned long en;
 
+	h->phys_counteren = bits;
 	if (bits & ever_biased)
 		bits = unbiased(bits);
-	h = csr_read(CSR_HCOUNTEREN);
-	csr_write(CSR_HCOUNTEREN, (h & HCOUNTEREN_TM) | (bits & 0xffffffffUL & ~HCOUNTEREN_TM));
+	en = csr_read(CSR_HCOUNTEREN);
+	csr_write(CSR_HCOUNTEREN, (en & HCOUNTEREN_TM) | (bits & 0xffffffffUL & ~HCOUNTEREN_TM));
+}
+
+void vpmu_phys_set_counteren(unsigned long bits)
+{
+	vpmu_phys_set_counteren_on(vpmu_host_hart(), bits);
 }
 
 uint32_t vpmu_phys_overflowed(void)
@@ -490,6 +543,11 @@ bool vpmu_phys_irq_pending(void)
 void vpmu_phys_irq_clear(void)
 {
 	csr_clear(CSR_SIP, SIP_LCOFIP);
+}
+
+bool vpmu_phys_start_keeps_of(void)
+{
+	return ops->start_keeps_of;
 }
 
 void vpmu_phys_spin(unsigned long iters)

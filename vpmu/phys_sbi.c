@@ -97,6 +97,12 @@ static long phys_sbi_stop(unsigned int idx, int reset)
 		.error;
 }
 
+static uint64_t phys_sbi_stop_read_one(unsigned int idx)
+{
+	phys_sbi_stop(idx, 0);
+	return phys_read_raw(idx);
+}
+
 static long phys_sbi_stop_mask(uint32_t mask)
 {
 	return phys_sbi_call(SBI_EXT_PMU_COUNTER_STOP, 0, mask, 0, 0, 0).error;
@@ -124,6 +130,8 @@ const struct phys_ops phys_sbi_ops = {
 	.config = phys_sbi_config,
 	.start = phys_sbi_start,
 	.stop = phys_sbi_stop,
+	.stop_read_one = phys_sbi_stop_read_one,
+	.start_keeps_of = true, /* OpenSBI re-arms a counter only while LCOFIP is clear */
 	.stop_mask = phys_sbi_stop_mask,
 	.start_mask = phys_sbi_start_mask,
 };

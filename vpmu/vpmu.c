@@ -57,6 +57,7 @@
 
 static struct {
 	bool sscofpmf;	     /* the host has counter overflow (OF bits, LCOFI) */
+	bool start_keeps_of; /* ... and a start leaves OF set while LCOFI is pending */
 	unsigned int num_hw; /* H */
 	uint32_t hw_valid;
 	unsigned long info[VPMU_MAX_COUNTERS]; /* counter_get_info's answer for each index */
@@ -137,6 +138,15 @@ static bool is_fw(unsigned long idx)
 	return idx >= layout.num_hw && idx < num_total();
 }
 
+_Static_assert(VPMU_MAX_COUNTERS <= VPMU_CTR_SLOTS && (VPMU_CTR_SLOTS & (VPMU_CTR_SLOTS - 1)) == 0,
+	       "ctr[] holds every counter, and its size is a power of two");
+
+/* Counter i's slot (i checked below VPMU_MAX_COUNTERS): no speculative access leaves ctr[] */
+static inline struct vpmu_ctr *ctr_of(struct vpmu *v, unsigned long i)
+{
+	return &v->ctr[array_index_pow2(i, VPMU_CTR_SLOTS)];
+}
+
 static bool is_hw(unsigned long idx)
 {
 	return idx < layout.num_hw && ((layout.hw_valid >> idx) & 1);
@@ -207,12 +217,14 @@ static struct sbi_ret ret_val(unsigned long val)
  */
 static long check_set(const struct vpmu *v, unsigned long base, unsigned long mask)
 {
-	unsigned long n = num_visible(v);
-
-	/* n < 64: neither shift reaches 64, and mask << base stays below 2^n */
-	if (!mask || base >= n || (mask >> (n - base)))
+	/*
+	 * The visible counters lie below num_visible (< 64): the shift stays
+	 * below 64, and a bit of mask that would name a counter at or past
+	 * num_visible (or past 63) meets a 0 in visible >> base.
+	 */
+	if (base >= num_visible(v) || !mask || (mask & ~(visible_mask(v) >> base)))
 		return SBI_ERR_INVALID_PARAM;
-	return ((mask << base) & ~visible_mask(v)) ? SBI_ERR_INVALID_PARAM : SBI_SUCCESS;
+	return SBI_SUCCESS;
 }
 
 /* ------------------------------------------------------------ event kinds */
@@ -494,11 +506,13 @@ static void update_deadline(struct vpmu *v)
 /*
  * Before the host starts a counter: an LCOFI still pending would make
  * OpenSBI leave the counter's overflow flag set, and it would never
- * interrupt again. Record what overflowed and clear it first.
+ * interrupt again. Record what overflowed and clear it first. The
+ * delegation backend clears the flag itself: nothing to do there
+ * (layout.start_keeps_of false), and the interrupt is taken as it comes.
  */
 static void phys_prepare_start(struct vpmu *v)
 {
-	if (layout.sscofpmf && vpmu_phys_irq_pending())
+	if (layout.start_keeps_of && vpmu_phys_irq_pending())
 		vpmu_overflow_irq(v);
 }
 
@@ -540,8 +554,7 @@ static bool owns_live(const struct vpmu *v, const struct vpmu_hart *h, unsigned 
 /* A started, synced counter's stop and save, out of line: a RESET's caller keeps a small frame */
 static __attribute__((noinline)) void phys_stop_save(struct vpmu *v, unsigned int i)
 {
-	vpmu_phys_stop(i, 0);
-	save_value(v, i, vpmu_phys_read(i) & width_mask(i));
+	save_value(v, i, vpmu_phys_stop_read_one(i) & width_mask(i));
 }
 
 /*
@@ -736,7 +749,7 @@ static void sync_hw_deadline(struct vpmu *v, bool deadline_moved)
 {
 	if (!v->loaded)
 		return;
-	vpmu_phys_set_counteren(vpmu_hcounteren(v));
+	vpmu_phys_set_counteren_on(v->resident, vpmu_hcounteren(v));
 	sync_deadline(v, deadline_moved);
 }
 
@@ -764,6 +777,19 @@ static bool near_top(unsigned int i, uint64_t value) /* i: a hardware counter */
 	return near_width_top(layout.hw_width_mask[i % VPMU_MAX_HW], value);
 }
 
+/*
+ * A start that must first wait for exclusive counting or take a pending
+ * LCOFI (phys_prepare_start): out of line, the common one is a single call
+ */
+static __attribute__((noinline)) long phys_start_waiting(struct vpmu *v, unsigned int i,
+							 uint64_t value)
+{
+	if (vpmu_host_exclusive)
+		vpmu_host_counting_starts(v);
+	phys_prepare_start(v);
+	return vpmu_phys_start_on(v->resident, i, value);
+}
+
 /* ------------------------------------------------------- state machine */
 
 enum vpmu_op {
@@ -780,6 +806,7 @@ struct op_args {
 	int key;	     /* OP_CONFIG: acceptance cache key */
 	bool set_value;	     /* OP_START: load value first */
 	uint64_t value;
+	bool near; /* OP_START, out: a hardware counter started near its top (the deadline moves) */
 };
 
 /*
@@ -792,7 +819,7 @@ struct op_args {
 static __attribute__((noinline)) long ctr_config(struct vpmu *v, unsigned int i,
 						 const struct op_args *a)
 {
-	struct vpmu_ctr *c = &v->ctr[array_index_nospec(i, VPMU_MAX_COUNTERS)];
+	struct vpmu_ctr *c = ctr_of(v, i);
 	bool hw = is_hw(i);
 
 	if (c->state == VPMU_CTR_STARTED)
@@ -821,56 +848,75 @@ static __attribute__((noinline)) long ctr_config(struct vpmu *v, unsigned int i,
 	return SBI_SUCCESS;
 }
 
+/*
+ * Everything but the physical start first: after it, only the synced bit
+ * is left to set, and the caller's frame keeps little. Until then the
+ * counter is not synced, so an overflow scan the start makes
+ * (phys_prepare_start) leaves it alone.
+ */
 static inline __attribute__((always_inline)) long ctr_start(struct vpmu *v, unsigned int i,
-							    const struct op_args *a)
+							    struct op_args *a)
 {
-	struct vpmu_ctr *c = &v->ctr[array_index_nospec(i, VPMU_MAX_COUNTERS)];
-	bool hw = is_hw(i);
+	struct vpmu_ctr *c = ctr_of(v, i);
+	uint32_t bit = 1U << (i % VPMU_MAX_HW);
+	bool hw;
 
+	a->near = false;
 	if (c->state == VPMU_CTR_UNCONFIGURED)
 		return SBI_ERR_INVALID_PARAM;
 	if (c->state == VPMU_CTR_STARTED)
 		return SBI_ERR_ALREADY_STARTED;
-	if (a && a->set_value)
+	/* a configured counter is a hardware one exactly when configured_hw has it */
+	hw = i < VPMU_MAX_HW && (v->configured_hw & bit);
+	if (a->set_value)
 		c->value = a->value & (hw ? layout.hw_width_mask[i % VPMU_MAX_HW] : ~0ULL);
-	if (hw && hw_bit(v->placed, i) && v->loaded) {
-		vpmu_host_counting_starts(v);
-		phys_prepare_start(v);
-		set_hw_bit(&v->synced, i, vpmu_phys_start(i, c->value) == SBI_SUCCESS);
-	} else if (hw) {
-		/* not loaded: started from its value at the next load */
-		set_hw_bit(&v->synced, i, false);
-	}
-	clear_overflow(v, i);
 	c->state = VPMU_CTR_STARTED;
 	if (hw) {
-		v->started_hw |= 1U << i;
+		bool near = near_top(i, c->value);
+
+		__asm__("" : "+r"(near)); /* found now: across the start the frame keeps a flag */
+		a->near = near;
+		v->started_hw |= bit;
 		v->backoff = DEADLINE_MIN_TICKS;
+		/* not loaded (or not placed): started from its value at the next load */
+		v->synced &= ~bit;
+		if ((v->placed & bit) && v->loaded &&
+		    (vpmu_host_exclusive || layout.start_keeps_of
+			     ? phys_start_waiting(v, i, c->value)
+			     : vpmu_phys_start_on(v->resident, i, c->value)) == SBI_SUCCESS)
+			v->synced |= bit;
 	}
+	clear_overflow(v, i);
 	return SBI_SUCCESS;
 }
 
+/* The physical stop and read last: the caller's frame keeps little across it */
 static inline __attribute__((always_inline)) long ctr_stop(struct vpmu *v, unsigned int i)
 {
-	struct vpmu_ctr *c = &v->ctr[array_index_nospec(i, VPMU_MAX_COUNTERS)];
-	bool hw = is_hw(i);
+	struct vpmu_ctr *c = ctr_of(v, i);
+	uint32_t bit = 1U << (i % VPMU_MAX_HW);
 
 	if (c->state != VPMU_CTR_STARTED)
 		return SBI_ERR_ALREADY_STOPPED;
-	if (hw && hw_bit(v->placed & v->synced, i) && v->loaded) {
-		vpmu_phys_stop(i, 0);
-		save_value(v, i, vpmu_phys_read(i) & layout.hw_width_mask[i % VPMU_MAX_HW]);
-	}
-	/* synced stays as it was: an unsynced counter's physical value is not its own */
 	c->state = VPMU_CTR_CONFIGURED;
-	if (hw)
-		v->started_hw &= ~(1U << i);
+	/* a started counter is a hardware one exactly when started_hw has it */
+	if (i >= VPMU_MAX_HW || !(v->started_hw & bit))
+		return SBI_SUCCESS;
+	v->started_hw &= ~bit;
+	/* synced stays as it was: an unsynced counter's physical value is not its own */
+	if ((v->placed & v->synced & bit) && v->loaded) {
+		uint64_t now = vpmu_phys_stop_read_one(i) & layout.hw_width_mask[i % VPMU_MAX_HW];
+
+		if (now < c->value) /* save_value's test, on the same c */
+			record_overflow(v, i);
+		c->value = now;
+	}
 	return SBI_SUCCESS;
 }
 
 static inline __attribute__((always_inline)) long ctr_reset(struct vpmu *v, unsigned int i)
 {
-	struct vpmu_ctr *c = &v->ctr[array_index_nospec(i, VPMU_MAX_COUNTERS)];
+	struct vpmu_ctr *c = ctr_of(v, i);
 	bool hw = is_hw(i);
 
 	if (hw)
@@ -887,8 +933,8 @@ static inline __attribute__((always_inline)) long ctr_reset(struct vpmu *v, unsi
 	return SBI_SUCCESS;
 }
 
-static inline __attribute__((always_inline)) long
-ctr_transition(struct vpmu *v, unsigned int i, enum vpmu_op op, const struct op_args *a)
+static inline __attribute__((always_inline)) long ctr_transition(struct vpmu *v, unsigned int i,
+								 enum vpmu_op op, struct op_args *a)
 {
 	switch (op) {
 	case OP_CONFIG: /* UNCONFIGURED or CONFIGURED -> CONFIGURED */
@@ -1038,6 +1084,7 @@ void vpmu_global_init(void)
 	vpmu_phys_set_wide(wide); /* before the probes start counters */
 	vpmu_offered = true;
 	layout.sscofpmf = vpmu_host_has_sscofpmf();
+	layout.start_keeps_of = layout.sscofpmf && vpmu_phys_start_keeps_of();
 	probe_capabilities();
 	keep_filtered_counters();
 	/* the firmware counters follow the last hardware one, wherever it ended up */
@@ -1337,7 +1384,7 @@ void vpmu_vcpu_load(struct vpmu *v)
 				   vpmu_phys_start(i, v->ctr[i].value) == SBI_SUCCESS);
 		}
 	}
-	vpmu_phys_set_counteren(vpmu_hcounteren(v));
+	vpmu_phys_set_counteren_on(h, vpmu_hcounteren(v));
 	/* every counter it placed is its own now (a put can trust that) */
 	v->owners_seen = h->owners_changed;
 	/* only a counter near its top needs a deadline (those that continue: as put found them) */
@@ -1494,8 +1541,7 @@ struct sbi_ret vpmu_counter_get_info(struct vpmu *v, unsigned long idx)
 /* Configure the first counter of set (hw_candidate_set's order) taking the event; one frame */
 static inline __attribute__((always_inline)) long config_first(struct vpmu *v, uint32_t set,
 							       int fixed, bool fixed_first,
-							       const struct op_args *a,
-							       unsigned int *idx)
+							       struct op_args *a, unsigned int *idx)
 {
 	uint32_t f = fixed >= 0 ? set & (1U << fixed) : 0;
 	unsigned int i;
@@ -1520,7 +1566,7 @@ struct sbi_ret vpmu_counter_config_matching(struct vpmu *v, unsigned long base, 
 					    unsigned long flags, unsigned long event_idx,
 					    uint64_t event_data)
 {
-	struct op_args a = {event_idx, event_data, flags, -1, false, 0};
+	struct op_args a = {event_idx, event_data, flags, -1, false, 0, false};
 	int kind;
 	unsigned int i, idx = 0;
 	long err = SBI_ERR_NOT_SUPPORTED;
@@ -1585,18 +1631,21 @@ struct sbi_ret vpmu_counter_config_matching(struct vpmu *v, unsigned long base, 
 		v->ctr[idx].value = 0;
 		set_hw_bit(&v->synced, idx, false);
 	}
-	if (flags & SBI_PMU_CFG_FLAG_AUTO_START)
-		ctr_transition(v, idx, OP_START, NULL);
+	if (flags & SBI_PMU_CFG_FLAG_AUTO_START) {
+		struct op_args from_value = {0};
+
+		ctr_transition(v, idx, OP_START, &from_value);
+	}
 	sync_hw(v);
 	return ret_val(idx);
 }
 
 /* Start counter idx of a checked set; *near: close enough to its top to need a deadline */
-static long start_one(struct vpmu *v, unsigned int idx, const struct op_args *a, bool *near)
+static long start_one(struct vpmu *v, unsigned int idx, struct op_args *a, bool *near)
 {
 	long err = ctr_transition(v, idx, OP_START, a);
 
-	if (!err && is_hw(idx) && near_top(idx, v->ctr[idx].value))
+	if (a->near)
 		*near = true;
 	return err;
 }
@@ -1633,7 +1682,7 @@ static __attribute__((noinline)) long start_from_snapshot(struct vpmu *v, unsign
 							  unsigned long mask, bool *near,
 							  bool *already)
 {
-	struct op_args a = {0, 0, 0, -1, true, 0};
+	struct op_args a = {0, 0, 0, -1, true, 0, false};
 	unsigned int top = 63 - (unsigned int)__builtin_clzl(mask);
 	uint64_t snap[64];
 
@@ -1648,11 +1697,12 @@ static __attribute__((noinline)) long start_from_snapshot(struct vpmu *v, unsign
 }
 
 /* Several counters, or from the snapshot area (flags checked) */
-static __attribute__((noinline)) struct sbi_ret start_many(struct vpmu *v, unsigned long base,
-							   unsigned long mask, unsigned long flags,
-							   uint64_t ival)
+static __attribute__((noinline)) long start_many(struct vpmu *v, unsigned long base,
+						 unsigned long mask, unsigned long flags,
+						 uint64_t ival)
 {
-	struct op_args a = {0, 0, 0, -1, (flags & SBI_PMU_START_FLAG_SET_INIT_VALUE) != 0, ival};
+	struct op_args a = {0,	  0,	0, -1, (flags & SBI_PMU_START_FLAG_SET_INIT_VALUE) != 0,
+			    ival, false};
 	bool already = false, near = false;
 	long err;
 
@@ -1663,37 +1713,38 @@ static __attribute__((noinline)) struct sbi_ret start_many(struct vpmu *v, unsig
 			      ? SBI_ERR_INVALID_PARAM
 			      : start_set(v, base, mask, &a, NULL, &near, &already);
 	if (err)
-		return ret_err(err);
+		return err;
 	sync_hw_deadline(v, near); /* near_top */
-	return ret_err(already ? SBI_ERR_ALREADY_STARTED : SBI_SUCCESS);
+	return already ? SBI_ERR_ALREADY_STARTED : SBI_SUCCESS;
 }
 
 /*
  * One counter (what Linux starts at every context switch) apart from the
  * set walks, so without their registers saved; the same transition.
  */
-struct sbi_ret vpmu_counter_start(struct vpmu *v, unsigned long base, unsigned long mask,
-				  unsigned long flags, uint64_t ival)
+long vpmu_counter_start(struct vpmu *v, unsigned long base, unsigned long mask, unsigned long flags,
+			uint64_t ival)
 {
-	struct op_args a = {0, 0, 0, -1, (flags & SBI_PMU_START_FLAG_SET_INIT_VALUE) != 0, ival};
+	struct op_args a = {0,	  0,	0, -1, (flags & SBI_PMU_START_FLAG_SET_INIT_VALUE) != 0,
+			    ival, false};
 	unsigned int idx;
 	long err;
 
 	if (flags & ~SBI_PMU_START_FLAG_MASK)
-		return ret_err(SBI_ERR_INVALID_PARAM);
+		return SBI_ERR_INVALID_PARAM;
 	if ((flags & SBI_PMU_START_FLAG_SET_INIT_VALUE) &&
 	    (flags & SBI_PMU_START_FLAG_INIT_SNAPSHOT))
-		return ret_err(SBI_ERR_INVALID_PARAM);
+		return SBI_ERR_INVALID_PARAM;
 	if (check_set(v, base, mask))
-		return ret_err(SBI_ERR_INVALID_PARAM);
+		return SBI_ERR_INVALID_PARAM;
 	if ((flags & SBI_PMU_START_FLAG_INIT_SNAPSHOT) || (mask & (mask - 1)))
 		return start_many(v, base, mask, flags, ival);
 	idx = (unsigned int)base + lowest_bit(mask);
 	err = ctr_transition(v, idx, OP_START, &a);
 	if (err == SBI_ERR_INVALID_PARAM) /* unconfigured */
-		return ret_err(err);
-	sync_hw_deadline(v, !err && is_hw(idx) && near_top(idx, v->ctr[idx].value));
-	return ret_err(err);
+		return err;
+	sync_hw_deadline(v, a.near);
+	return err;
 }
 
 /*
@@ -1702,33 +1753,30 @@ struct sbi_ret vpmu_counter_start(struct vpmu *v, unsigned long base, unsigned l
  * (configured, placed and synced stay), and the deadline only for a counter
  * near its top or when none is left started (what update_deadline then finds).
  */
-static __attribute__((noinline)) struct sbi_ret stop_one(struct vpmu *v, unsigned int idx)
+static __attribute__((noinline)) long stop_one(struct vpmu *v, unsigned int idx)
 {
-	const struct vpmu_ctr *c = &v->ctr[idx];
+	long err = ctr_transition(v, idx, OP_STOP, NULL);
 
-	if (c->state != VPMU_CTR_STARTED)
-		return ret_err(SBI_ERR_ALREADY_STOPPED);
-	ctr_transition(v, idx, OP_STOP, NULL);
 	/* sync_deadline's rule, near_top only asked while something still runs */
-	if (v->loaded)
-		sync_deadline(v, v->started_hw && is_hw(idx) && near_top(idx, c->value));
-	return ret_err(SBI_SUCCESS);
+	if (!err && v->loaded)
+		sync_deadline(v, v->started_hw && is_hw(idx) && near_top(idx, v->ctr[idx].value));
+	return err;
 }
 
 /* One counter stopped with RESET (what Linux does when it deletes an event) */
-static __attribute__((noinline)) struct sbi_ret reset_one(struct vpmu *v, unsigned int idx)
+static __attribute__((noinline)) long reset_one(struct vpmu *v, unsigned int idx)
 {
 	const struct vpmu_ctr *c = &v->ctr[idx];
 	bool started = c->state == VPMU_CTR_STARTED;
 
 	ctr_transition(v, idx, OP_RESET, NULL);
 	sync_hw_deadline(v, started && is_hw(idx) && near_top(idx, c->value));
-	return ret_err(started ? SBI_SUCCESS : SBI_ERR_ALREADY_STOPPED);
+	return started ? SBI_SUCCESS : SBI_ERR_ALREADY_STOPPED;
 }
 
 /* Several counters, or a snapshot taken (flags and set checked) */
-static __attribute__((noinline)) struct sbi_ret stop_many(struct vpmu *v, unsigned long base,
-							  unsigned long mask, unsigned long flags)
+static __attribute__((noinline)) long stop_many(struct vpmu *v, unsigned long base,
+						unsigned long mask, unsigned long flags)
 {
 	bool already = false, near = false, snap = flags & SBI_PMU_STOP_FLAG_TAKE_SNAPSHOT;
 	uint64_t ovf = 0;
@@ -1736,7 +1784,7 @@ static __attribute__((noinline)) struct sbi_ret stop_many(struct vpmu *v, unsign
 	unsigned int i;
 
 	if (snap && !v->shmem_set)
-		return ret_err(SBI_ERR_NO_SHMEM);
+		return SBI_ERR_NO_SHMEM;
 	if (snap)
 		scan_overflows(v); /* the bitmap must include what just overflowed */
 
@@ -1776,17 +1824,16 @@ static __attribute__((noinline)) struct sbi_ret stop_many(struct vpmu *v, unsign
 		err = SBI_ERR_FAILED;
 	sync_hw_deadline(v, near); /* near_top */
 	if (err)
-		return ret_err(err);
-	return ret_err(already ? SBI_ERR_ALREADY_STOPPED : SBI_SUCCESS);
+		return err;
+	return already ? SBI_ERR_ALREADY_STOPPED : SBI_SUCCESS;
 }
 
-struct sbi_ret vpmu_counter_stop(struct vpmu *v, unsigned long base, unsigned long mask,
-				 unsigned long flags)
+long vpmu_counter_stop(struct vpmu *v, unsigned long base, unsigned long mask, unsigned long flags)
 {
 	if (flags & ~SBI_PMU_STOP_FLAG_MASK)
-		return ret_err(SBI_ERR_INVALID_PARAM);
+		return SBI_ERR_INVALID_PARAM;
 	if (check_set(v, base, mask))
-		return ret_err(SBI_ERR_INVALID_PARAM);
+		return SBI_ERR_INVALID_PARAM;
 	if ((flags & SBI_PMU_STOP_FLAG_TAKE_SNAPSHOT) || (mask & (mask - 1)))
 		return stop_many(v, base, mask, flags);
 	if (flags & SBI_PMU_STOP_FLAG_RESET)
@@ -1797,7 +1844,7 @@ struct sbi_ret vpmu_counter_stop(struct vpmu *v, unsigned long base, unsigned lo
 static long fw_check(struct vpmu *v, unsigned long idx)
 {
 	if (idx >= VPMU_MAX_COUNTERS || !((v->visible_fw >> idx) & 1) ||
-	    v->ctr[array_index_nospec(idx, VPMU_MAX_COUNTERS)].state == VPMU_CTR_UNCONFIGURED)
+	    ctr_of(v, idx)->state == VPMU_CTR_UNCONFIGURED)
 		return SBI_ERR_INVALID_PARAM;
 	return SBI_SUCCESS;
 }
@@ -1806,8 +1853,7 @@ struct sbi_ret vpmu_counter_fw_read(struct vpmu *v, unsigned long idx)
 {
 	if (fw_check(v, idx))
 		return ret_err(SBI_ERR_INVALID_PARAM);
-	idx = array_index_nospec(idx, VPMU_MAX_COUNTERS);
-	return ret_val((unsigned long)v->ctr[idx].value);
+	return ret_val((unsigned long)ctr_of(v, idx)->value);
 }
 
 struct sbi_ret vpmu_counter_fw_read_hi(struct vpmu *v, unsigned long idx)

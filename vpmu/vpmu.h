@@ -23,6 +23,7 @@
 #define VPMU_MAX_HW	  32 /* CSRs 0xC00..0xC1F */
 #define VPMU_NUM_FW	  22 /* SBI_PMU_FW_MAX: one firmware counter per standard event */
 #define VPMU_MAX_COUNTERS (VPMU_MAX_HW + VPMU_NUM_FW)
+#define VPMU_CTR_SLOTS	  64 /* struct vpmu's ctr[]: VPMU_MAX_COUNTERS rounded up to a power of 2 */
 
 /*
  * A guest's PMU policy (configuration DT, docs/configuration.md): which
@@ -67,6 +68,7 @@ struct vpmu_hart {
 	uint32_t phys_low;	       /* ... running below 2^63 unbiased */
 	uint32_t phys_cyc,
 		phys_ins; /* ... configured for an event QEMU may time as cycles, instret */
+	unsigned long phys_counteren; /* ... hcounteren's PMU bits last asked for */
 };
 
 /* Per-counter state machine; vpmu.c changes it in one transition function */
@@ -159,7 +161,8 @@ struct vpmu {
 	unsigned long nr_unsignalled; /* ... of which the platform had not flagged (OF clear) */
 	struct vpmu_ev_seen ev_seen;
 	struct vpmu_evinfo evinfo;
-	struct vpmu_ctr ctr[VPMU_MAX_COUNTERS];
+	/* VPMU_CTR_SLOTS, a power of two: an index masked to it stays inside (no speculation) */
+	struct vpmu_ctr ctr[VPMU_CTR_SLOTS];
 };
 
 /* ---- called by the core ---- */
@@ -226,7 +229,7 @@ bool vpmu_overflow_available(void);
 /* Count one SBI_PMU_FW_* event (only counters that are started count it) */
 void vpmu_fw_event(struct vpmu *v, unsigned int fw_event);
 
-/* ---- the SBI PMU functions (vpmu_ecall.c unpacks registers into these) ---- */
+/* ---- the SBI PMU functions (core/sbi_pmu.h unpacks registers into these) ---- */
 /*
  * Not an SBI error: the call is not finished; the guest must issue it
  * again (the core re-executes its ecall), and it resumes where it stopped.
@@ -239,11 +242,12 @@ struct sbi_ret vpmu_counter_config_matching(struct vpmu *v, unsigned long counte
 					    unsigned long counter_idx_mask,
 					    unsigned long config_flags, unsigned long event_idx,
 					    uint64_t event_data);
-struct sbi_ret vpmu_counter_start(struct vpmu *v, unsigned long counter_idx_base,
-				  unsigned long counter_idx_mask, unsigned long start_flags,
-				  uint64_t initial_value);
-struct sbi_ret vpmu_counter_stop(struct vpmu *v, unsigned long counter_idx_base,
-				 unsigned long counter_idx_mask, unsigned long stop_flags);
+/* START and STOP answer an error code alone (their value is 0) */
+long vpmu_counter_start(struct vpmu *v, unsigned long counter_idx_base,
+			unsigned long counter_idx_mask, unsigned long start_flags,
+			uint64_t initial_value);
+long vpmu_counter_stop(struct vpmu *v, unsigned long counter_idx_base,
+		       unsigned long counter_idx_mask, unsigned long stop_flags);
 struct sbi_ret vpmu_counter_fw_read(struct vpmu *v, unsigned long counter_idx);
 struct sbi_ret vpmu_counter_fw_read_hi(struct vpmu *v, unsigned long counter_idx);
 struct sbi_ret vpmu_snapshot_set_shmem(struct vpmu *v, unsigned long shmem_phys_lo,

@@ -63,9 +63,12 @@ bool vpmu_host_has_sscofpmf(void);
 
 /*
  * The loaded vCPU owning v is about to start hardware counters (SBI START,
- * AUTO_START): the core may first have to stop the other harts.
+ * AUTO_START): the core may first have to stop the other harts. Only while
+ * vpmu_host_exclusive (the core's exclusive counting, set once at boot) is
+ * true: otherwise vpmu makes no call for it.
  */
 void vpmu_host_counting_starts(struct vpmu *v);
+extern bool vpmu_host_exclusive;
 
 /*
  * Boot probe: another hart executes a loop of iters iterations (2

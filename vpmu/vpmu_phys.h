@@ -40,6 +40,8 @@ struct sbi_ret vpmu_phys_config(unsigned int idx, unsigned long host_flags, unsi
 				uint64_t event_data);
 /* Start a configured counter with this initial value: an SBI error code */
 long vpmu_phys_start(unsigned int idx, uint64_t value);
+/* The same, h being this hart's table (a loaded vCPU's resident hart): no lookup */
+long vpmu_phys_start_on(struct vpmu_hart *h, unsigned int idx, uint64_t value);
 /* Stop it (error ALREADY_STOPPED is fine); reset != 0 also releases it */
 long vpmu_phys_stop(unsigned int idx, int reset);
 /* Start several stopped counters at once, continuing from their values */
@@ -51,6 +53,8 @@ long vpmu_phys_start_mask(uint32_t mask);
 uint32_t vpmu_phys_start_values(uint32_t mask, const uint64_t *values, size_t stride);
 /* Current value of the counter: its CSR, less any bias the start added */
 uint64_t vpmu_phys_read(unsigned int idx);
+/* Stop a started counter and read it, as vpmu_phys_stop(idx, 0) and vpmu_phys_read would */
+uint64_t vpmu_phys_stop_read_one(unsigned int idx);
 /*
  * Stop every counter of mask at once, keeping their configuration and
  * values, and read each stopped counter i into values[i] (as
@@ -66,6 +70,18 @@ void vpmu_phys_set_wide(uint32_t mask);
 /* hcounteren := (hcounteren & TM) | (bits & ~TM) */
 void vpmu_phys_set_counteren(unsigned long bits);
 /*
+ * The same on h, this hart's table, which remembers the bits last asked
+ * for (phys_counteren; 0 at boot, as the core leaves hcounteren): the CSR
+ * is written only when they change, or when a start changed which counters
+ * run biased (the backend then forgets them: hcounteren hides those).
+ */
+void vpmu_phys_write_counteren(struct vpmu_hart *h, unsigned long bits);
+static inline void vpmu_phys_set_counteren_on(struct vpmu_hart *h, unsigned long bits)
+{
+	if (bits != h->phys_counteren)
+		vpmu_phys_write_counteren(h, bits);
+}
+/*
  * Sscofpmf: physical counters whose overflow flag (mhpmevent.OF) is set, as
  * scountovf shows them. The flag stays set until the counter is configured
  * or started again, which also re-arms its interrupt.
@@ -80,6 +96,12 @@ uint32_t vpmu_phys_overflowed(void);
  */
 bool vpmu_phys_irq_pending(void);
 void vpmu_phys_irq_clear(void);
+/*
+ * The backend's start leaves a counter's OF bit set while sip.LCOFIP is
+ * pending, as OpenSBI's does (the SBI backend): vpmu must take the
+ * interrupt before every start. The delegation backend clears OF itself.
+ */
+bool vpmu_phys_start_keeps_of(void);
 /*
  * Boot probe: configure event_idx on idx with no filter, run a short loop,
  * release. 1 if the counter advanced, 0 if it stayed still, -1 if the host

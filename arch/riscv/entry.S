@@ -117,6 +117,8 @@ ctx_enter_guest:
 	/* what the short way keeps in place; the rest is ctx_resume's, in hs_trap_vector */
 	ld	t0, CTX_HSTATUS(a0)
 	csrw	hstatus, t0
+	ld	t0, CTX_SSTATUS(a0)
+	csrw	sstatus, t0
 	mv	sp, a0
 	ld	gp, CTX_REG(3)(sp)
 	ld	s0, CTX_REG(8)(sp)
@@ -169,14 +171,15 @@ hs_trap_vector:
 	sd	t6, CTX_REG(31)(sp)
 	csrrw	t0, sscratch, zero
 	sd	t0, CTX_REG(2)(sp)
-	csrr	t0, sepc
-	sd	t0, CTX_SEPC(sp)
 	csrr	t0, sstatus
 	sd	t0, CTX_SSTATUS(sp)
-	csrr	t0, scause
-	sd	t0, CTX_SCAUSE(sp)
-	li	t1, CAUSE_VS_ECALL
-	bne	t0, t1, hs_trap_long
+	csrr	t1, scause
+	sd	t1, CTX_SCAUSE(sp)
+	csrr	t0, sepc
+	li	t2, CAUSE_VS_ECALL
+	bne	t1, t2, hs_trap_other
+	addi	t0, t0, 4		/* an SBI call returns past its ecall (a restart undoes it) */
+	sd	t0, CTX_SEPC(sp)
 
 	/*
 	 * The hypervisor's tp from ctx_enter_guest's frame, its stack below it.
@@ -192,15 +195,14 @@ hs_trap_vector:
 	ld	sp, 0(sp)
 	beqz	a0, hs_trap_long
 	/*
-	 * Answered (hstatus is still the trap's). Also the end of ctx_enter_guest:
-	 * sp = ctx; sepc and sstatus as C left them, the registers a C call may
+	 * Answered (hstatus and sstatus are still the trap's: C changes the CSR
+	 * when it changes the copy, vcpu_arch_inject_exception). Also the end of
+	 * ctx_enter_guest: sp = ctx; sepc as C left it, the registers a C call may
 	 * clobber, sp last.
 	 */
 ctx_resume:
 	ld	t0, CTX_SEPC(sp)
 	csrw	sepc, t0
-	ld	t0, CTX_SSTATUS(sp)
-	csrw	sstatus, t0
 	csrw	sscratch, sp
 	ld	ra, CTX_REG(1)(sp)
 	ld	tp, CTX_REG(4)(sp)
@@ -222,6 +224,9 @@ ctx_resume:
 	ld	sp, CTX_REG(2)(sp)
 	sret
 
+/* Any trap but an SBI call: sepc as it is (t0), then the long way */
+hs_trap_other:
+	sd	t0, CTX_SEPC(sp)
 /* The long way: sp = ctx, sscratch = 0; the rest of the guest's state, then back to C */
 hs_trap_long:
 	sd	gp, CTX_REG(3)(sp)

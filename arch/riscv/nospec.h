@@ -27,4 +27,15 @@ static inline unsigned long array_index_nospec(unsigned long idx, unsigned long 
 	return idx & mask;
 }
 
+/*
+ * For an array whose size is a power of two: idx (checked before to be
+ * below a bound no larger) masked to that size, one instruction. No value
+ * of idx, speculative or not, reaches past the array.
+ */
+static inline unsigned long array_index_pow2(unsigned long idx, unsigned long size)
+{
+	__asm__("" : "+r"(idx));
+	return idx & (size - 1);
+}
+
 #endif

@@ -351,6 +351,8 @@ void vcpu_arch_inject_exception(struct vcpu *v, unsigned long cause, unsigned lo
 	csr_write(CSR_VSTVAL, tval);
 	c->sepc = csr_read(CSR_VSTVEC) & ~3UL;
 	c->sstatus |= SSTATUS_SPP;
+	/* the trap vector's short way resumes with the CSR as the trap left it (entry.S) */
+	csr_set(CSR_SSTATUS, SSTATUS_SPP);
 }
 
 static void *gstage_page(void)

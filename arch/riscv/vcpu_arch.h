@@ -20,11 +20,12 @@ struct vcpu_arch {
 	unsigned long vstimecmp;  /* Sstc hosts: the guest writes it directly */
 	unsigned long timer_next; /* non-Sstc hosts: deadline from SBI set_timer */
 	unsigned long fp[33];	  /* f0..f31, fcsr */
-	bool fp_live;		  /* fp[] holds the state, not the hart */
-	bool lcofi_soft;	  /* a virtual LCOFI waits for software delivery */
-	bool lcofi_in_hvip;	  /* hvip path: an LCOFI was raised and may still be pending */
-	bool lcofi_by_software;	  /* the core's choice: never through hvip (kept across resets) */
-	unsigned long nr_lcofi;	  /* virtual LCOFIs raised, for statistics */
+	/* side by side: the scheduler's short way tests both at once (vcpu_arch_entry_work) */
+	bool lcofi_soft;	/* a virtual LCOFI waits for software delivery */
+	bool lcofi_in_hvip;	/* hvip path: an LCOFI was raised and may still be pending */
+	bool fp_live;		/* fp[] holds the state, not the hart */
+	bool lcofi_by_software; /* the core's choice: never through hvip (kept across resets) */
+	unsigned long nr_lcofi; /* virtual LCOFIs raised, for statistics */
 	unsigned long nr_lcofi_dropped; /* software LCOFIs dropped before delivery */
 };
 
@@ -63,6 +64,11 @@ void vcpu_arch_prepare_entry(struct vcpu *vcpu);
 static inline bool vcpu_arch_entry_work(const struct vcpu_arch *a)
 {
 	return a->lcofi_soft || a->lcofi_in_hvip || a->timer_next != UINT64_MAX;
+}
+/* Of that work, what an SBI PMU call can add: an LCOFI to deliver */
+static inline bool vcpu_arch_lcofi_work(const struct vcpu_arch *a)
+{
+	return a->lcofi_soft || a->lcofi_in_hvip;
 }
 /* Enter the guest (loaded and prepared); returns on its next trap that the
  * trap vector's short way (SBI calls, core's sched_guest_ecall) did not answer */

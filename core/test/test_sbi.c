@@ -107,6 +107,15 @@ static void test_array_index_nospec(void **state)
 		assert_int_equal(array_index_nospec(2 * n + 7, n), 0);
 		for (unsigned int f = 0; f < ARRAY_SIZE(far); f++)
 			assert_int_equal(array_index_nospec(far[f], n), 0);
+		if (n & (n - 1))
+			continue;
+		/* a power of two: array_index_pow2 keeps what is below, folds the rest inside */
+		assert_int_equal(array_index_pow2(n - 1, n), n - 1);
+		assert_int_equal(array_index_pow2(n / 2, n), n / 2);
+		assert_int_equal(array_index_pow2(n, n), 0);
+		assert_int_equal(array_index_pow2(n + 5, n), 5 % n);
+		for (unsigned int f = 0; f < ARRAY_SIZE(far); f++)
+			assert_true(array_index_pow2(far[f], n) < n);
 	}
 }
 

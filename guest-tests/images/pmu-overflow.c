@@ -369,6 +369,40 @@ static void lower_half_pair(void)
 }
 
 /*
+ * instret runs from 2^63 + 1000, unbiased: its reads go straight to the
+ * counter. Stopped, it starts again from 1000 while cycles runs low: now it
+ * runs biased, and its reads must trap again, although the counters the
+ * guest may read directly are the same ones as before (the backend forgets
+ * the hcounteren it wrote when a start changes which counters run biased).
+ */
+static void lower_half_restart(void)
+{
+	long cyc = start_low(SBI_PMU_HW_CPU_CYCLES, "lower-restart", "-cycles");
+	long ins = configure(EV_INSTRUCTIONS, SBI_PMU_CFG_FLAG_SET_SINH);
+	unsigned long l = GT_PMU_USER_LOOP_COUNT(100000);
+
+	if (cyc < 0 || !GT_CHECK_GE("lower-restart-configure-instret", (unsigned long)ins, 3))
+		return;
+	GT_CHECK_SBI("lower-restart-start-high",
+		     gt_pmu_start((unsigned long)ins, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE,
+				  (1UL << 63) + 1000),
+		     SBI_SUCCESS);
+	gt_run_user(gt_pmu_user_loop, 100000);
+	GT_CHECK_EQ("lower-restart-high-csr", gt_pmu_read_csr((unsigned long)ins),
+		    (1UL << 63) + 1000 + l);
+	GT_CHECK_SBI("lower-restart-stop", gt_pmu_stop((unsigned long)ins, 1, 0), SBI_SUCCESS);
+	GT_CHECK_SBI("lower-restart-start-low",
+		     gt_pmu_start((unsigned long)ins, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, 1000),
+		     SBI_SUCCESS);
+	gt_run_user(gt_pmu_user_loop, 100000);
+	GT_CHECK_EQ("lower-restart-low-csr", gt_pmu_read_csr((unsigned long)ins), 1000 + l);
+	gt_pmu_stop((unsigned long)ins, 1, 0);
+	gt_pmu_stop((unsigned long)cyc, 1, 0);
+	gt_pmu_release((unsigned long)cyc);
+	gt_pmu_release((unsigned long)ins);
+}
+
+/*
  * A cycles counter started at 1000 beside an instret sampler that overflows
  * three times: counted, never an overflow. (QEMU 10.0.2's overflow timer
  * livelocks QEMU when it fires while a cycles and an instret counter both
@@ -453,6 +487,7 @@ void gt_main(unsigned long hartid, const void *fdt)
 	if (args && !__builtin_strcmp(args, "lower-half")) {
 		lower_half_beside_sampler();
 		lower_half_pair();
+		lower_half_restart();
 		gt_exit();
 	}
 	if (args && !__builtin_strcmp(args, "dtlb")) {
@@ -472,5 +507,6 @@ void gt_main(unsigned long hartid, const void *fdt)
 	reset_forgets_overflow();
 	lower_half_beside_sampler();
 	lower_half_pair();
+	lower_half_restart();
 	gt_exit();
 }

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
+#include <assert.h>
 #include <string.h>
 #include "fake_host.h"
 #include "arch/riscv/sbi_spec.h"
@@ -189,6 +190,12 @@ long vpmu_phys_start(unsigned int idx, uint64_t value)
 	return SBI_SUCCESS;
 }
 
+long vpmu_phys_start_on(struct vpmu_hart *h, unsigned int idx, uint64_t value)
+{
+	assert(h == fake_hart); /* the caller's table is this hart's */
+	return vpmu_phys_start(idx, value);
+}
+
 /* One by one, as the SBI backend has no batch: the same starts, each counted */
 uint32_t vpmu_phys_start_values(uint32_t mask, const uint64_t *values, size_t stride)
 {
@@ -222,6 +229,12 @@ long vpmu_phys_stop(unsigned int idx, int reset)
 		fake.c[idx].of = false;
 	}
 	return err;
+}
+
+uint64_t vpmu_phys_stop_read_one(unsigned int idx)
+{
+	vpmu_phys_stop(idx, 0);
+	return vpmu_phys_read(idx);
 }
 
 /* vpmu_phys_stop_read's stop: one, as the backends make it */
@@ -271,6 +284,11 @@ void vpmu_phys_irq_clear(void)
 	fake.lcofip = false;
 }
 
+bool vpmu_phys_start_keeps_of(void)
+{
+	return true; /* the fake's start is OpenSBI's (vpmu_phys_start) */
+}
+
 uint32_t vpmu_phys_overflowed(void)
 {
 	uint32_t m = 0;
@@ -299,9 +317,16 @@ void vpmu_phys_set_wide(uint32_t mask)
 	fake.wide = mask;
 }
 
+void vpmu_phys_write_counteren(struct vpmu_hart *h, unsigned long bits)
+{
+	assert(h == fake_hart);
+	h->phys_counteren = bits;
+	fake.counteren = (fake.counteren & 2) | (bits & 0xffffffffUL & ~2UL);
+}
+
 void vpmu_phys_set_counteren(unsigned long bits)
 {
-	fake.counteren = (fake.counteren & 2) | (bits & 0xffffffffUL & ~2UL);
+	vpmu_phys_set_counteren_on(fake_hart, bits);
 }
 
 int vpmu_phys_event_filtered(unsigned int idx, unsigned long event_idx)
@@ -416,6 +441,8 @@ bool vpmu_host_has_sscofpmf(void)
 {
 	return fake.sscofpmf;
 }
+
+bool vpmu_host_exclusive = true; /* the call is made: nothing to wait for here */
 
 void vpmu_host_counting_starts(struct vpmu *v)
 {

@@ -110,6 +110,14 @@ static void check_state(struct vpmu *v)
 		bool synced = i < VPMU_MAX_HW && ((v->synced >> i) & 1);
 
 		CHECK(c->state <= VPMU_CTR_STARTED);
+		/* the masks say the states of the hardware counters (ctr_stop trusts started_hw) */
+		if (i < VPMU_MAX_HW) {
+			bool hw = i < nhw && ((vpmu_hw_valid_mask() >> i) & 1);
+
+			CHECK(((v->started_hw >> i) & 1) == (hw && c->state == VPMU_CTR_STARTED));
+			CHECK(((v->configured_hw >> i) & 1) ==
+			      (hw && c->state != VPMU_CTR_UNCONFIGURED));
+		}
 		if (i >= vpmu_num_total())
 			CHECK(c->state == VPMU_CTR_UNCONFIGURED);
 		if (c->state == VPMU_CTR_UNCONFIGURED || i >= nhw)
