@@ -39,6 +39,8 @@ void sched_add(struct hart *h, struct vcpu *v)
 	*p = v;
 	v->next = NULL;
 	v->hart = h;
+	/* before this hart reads v's pending interrupts: vcpu_raise_irq's other side */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	spin_unlock(&h->lock);
 	slice_ticks = host.timebase / 100; /* 10 ms */
 }

@@ -30,9 +30,16 @@ void vcpu_kick(struct vcpu *v)
 		h->resched = true; /* let a sleeping vCPU on this hart get its turn */
 }
 
+/*
+ * The bit, then the hart to kick; a hart taking v sets v->hart, then reads
+ * the bits before entry (sched_add). A full fence on each side: either that
+ * hart's read sees the bit, or this one kicks that hart. The PMU lane does
+ * not look at pending_irqs: it relies on the kick.
+ */
 void vcpu_raise_irq(struct vcpu *v, unsigned long hvip_bit)
 {
 	__atomic_or_fetch(&v->pending_irqs, hvip_bit, __ATOMIC_RELEASE);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	vcpu_kick(v);
 }
 

@@ -64,6 +64,10 @@ void vcpu_arch_hart_init(void)
 				       BIT(CAUSE_USER_ECALL) | BIT(CAUSE_FETCH_PAGE_FAULT) |
 				       BIT(CAUSE_LOAD_PAGE_FAULT) | BIT(CAUSE_STORE_PAGE_FAULT));
 	csr_write(CSR_HIDELEG, VS_IRQ_BITS);
+	/*
+	 * Before any vCPU is loaded: the PMU bits 0, as vpmu's table of the hart
+	 * believes them (vpmu_phys_set_counteren_on); vpmu alone writes them after
+	 */
 	csr_write(CSR_HCOUNTEREN, HCOUNTEREN_TM);
 	if (host.ext[HOST_EXT_SSTC])
 		henvcfg |= ENVCFG_STCE;

@@ -18,6 +18,8 @@ void fake_reset(void)
 	memset(fake_hart_table, 0, sizeof(fake_hart_table));
 	fake_hart = &fake_hart_table[0];
 	fake.available = 1;
+	fake.start_keeps_of = true;
+	vpmu_host_exclusive = true;
 	fake.num_hw = 19;
 	fake.hw_mask = 0x7fffd; /* 0, 2, 3..18 */
 	fake.prog_width = 64;
@@ -185,7 +187,7 @@ long vpmu_phys_start(unsigned int idx, uint64_t value)
 		return SBI_ERR_ALREADY_STARTED;
 	fake.c[idx].value = value & pmask(idx);
 	fake.c[idx].running = true;
-	if (!fake.lcofip)
+	if (!fake.lcofip || !fake.start_keeps_of)
 		fake.c[idx].of = false;
 	return SBI_SUCCESS;
 }
@@ -286,7 +288,7 @@ void vpmu_phys_irq_clear(void)
 
 bool vpmu_phys_start_keeps_of(void)
 {
-	return true; /* the fake's start is OpenSBI's (vpmu_phys_start) */
+	return fake.start_keeps_of;
 }
 
 uint32_t vpmu_phys_overflowed(void)
@@ -442,11 +444,12 @@ bool vpmu_host_has_sscofpmf(void)
 	return fake.sscofpmf;
 }
 
-bool vpmu_host_exclusive = true; /* the call is made: nothing to wait for here */
+bool vpmu_host_exclusive; /* fake_reset: on, the call is made (nothing to wait for here) */
 
 void vpmu_host_counting_starts(struct vpmu *v)
 {
 	(void)v;
+	fake.n_counting_starts++;
 }
 
 bool vpmu_host_busy_other_hart(unsigned long iters)

@@ -47,14 +47,16 @@ struct fake_host {
 	uint32_t wide; /* what vpmu_phys_set_wide was told (the fake adds no bias) */
 	/* statistics */
 	unsigned int n_config, n_start, n_stop;
-	int fail_start;	      /* force vpmu_phys_start errors */
-	bool lcofip;	      /* the hart's LCOFI is pending: start leaves OF set, like OpenSBI */
-	bool event_exclusive; /* like QEMU: an event counts on one counter per hart */
-	unsigned int map[3];  /* event_exclusive: the counter cycles [1] / instret [2] count on */
-	bool lose_of;	      /* wraps set no OF bit and no LCOFI (QEMU's lost timer) */
-	bool sscofpmf;	      /* the host has Sscofpmf */
-	bool charged;	      /* a sleeping hart counts other harts' instructions (QEMU icount) */
-	uint64_t now;	      /* host time in timer ticks: 100 events per tick */
+	int fail_start;	     /* force vpmu_phys_start errors */
+	bool lcofip;	     /* the hart's LCOFI is pending: start leaves OF set, like OpenSBI */
+	bool start_keeps_of; /* ... (the SBI backend); false: start clears OF (delegation) */
+	unsigned int n_counting_starts; /* vpmu_host_counting_starts calls */
+	bool event_exclusive;		/* like QEMU: an event counts on one counter per hart */
+	unsigned int map[3]; /* event_exclusive: the counter cycles [1] / instret [2] count on */
+	bool lose_of;	     /* wraps set no OF bit and no LCOFI (QEMU's lost timer) */
+	bool sscofpmf;	     /* the host has Sscofpmf */
+	bool charged;	     /* a sleeping hart counts other harts' instructions (QEMU icount) */
+	uint64_t now;	     /* host time in timer ticks: 100 events per tick */
 	uint64_t now_frac;
 	unsigned int nr_lcofi;	      /* vpmu_host_raise_lcofi calls */
 	unsigned int nr_lcofi_cancel; /* vpmu_host_cancel_lcofi calls */

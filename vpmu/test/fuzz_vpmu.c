@@ -16,6 +16,7 @@
 #include "fake_host.h"
 #include "arch/riscv/sbi_spec.h"
 #include "vpmu/vpmu.h"
+#include "vpmu/vpmu_host.h"
 
 extern const struct sbi_ext sbi_ext_pmu;
 
@@ -160,7 +161,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static struct vcpu vc;
 	struct vpmu *v = &vc.vpmu;
 	struct input in = {data, size};
-	uint8_t cfg = byte(&in);
+	uint8_t cfg = byte(&in), cfg2 = byte(&in);
 	unsigned int steps = 0;
 
 	fake_reset();
@@ -175,6 +176,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fake.lose_of = cfg & 16; /* the platform loses overflow interrupts */
 	fake.sscofpmf = !(cfg & 32);
 	fake.event_exclusive = !(cfg & 64);
+	/* the delegation backend's start (clears OF itself), and exclusive counting off */
+	fake.start_keeps_of = !(cfg2 & 1);
+	vpmu_host_exclusive = !(cfg2 & 2);
 	vpmu_global_init();
 	vpmu_vcpu_init(v);
 	vpmu_vcpu_load(v);

@@ -15,6 +15,7 @@
 #include "fake_host.h"
 #include "arch/riscv/sbi_spec.h"
 #include "vpmu/bits.h"
+#include "vpmu/vpmu_host.h"
 #include "vpmu/phys_backend.h"
 #include "vpmu/vpmu.h"
 #include "vpmu/vpmu_phys.h"
@@ -1185,6 +1186,36 @@ static void test_pending_lcofi_across_switch(void **state)
 	assert_int_equal(v->overflow, 1UL << 3);
 }
 
+/*
+ * The delegation backend's start clears OF itself (start_keeps_of false):
+ * vpmu starts the counter at once and leaves a pending LCOFI to the hart,
+ * and it asks the core about exclusive counting only while that is on
+ */
+static void test_start_direct(void **state)
+{
+	(void)state;
+	fake.start_keeps_of = false;
+	vpmu_host_exclusive = false;
+	reboot_host();
+	assert_int_equal(vpmu_counter_config_matching(v, 4, 1, 0, EV_INSTR, 0).value, 4);
+	fake.lcofip = true; /* another counter's overflow, not taken yet */
+	fake.c[4].of = true;
+	fake.n_counting_starts = 0;
+	assert_int_equal(vpmu_counter_start(v, 4, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, 100),
+			 SBI_SUCCESS);
+	assert_true(fake.c[4].running);
+	assert_int_equal(fake.c[4].value, 100);
+	assert_false(fake.c[4].of);
+	assert_true(fake.lcofip); /* the hart takes it when it next can */
+	assert_int_equal(fake.n_counting_starts, 0);
+	assert_int_equal(vpmu_counter_stop(v, 4, 1, 0), SBI_SUCCESS);
+	vpmu_host_exclusive = true; /* the start that waits for the token: the same LCOFI rule */
+	assert_int_equal(vpmu_counter_start(v, 4, 1, 0, 0), SBI_SUCCESS);
+	assert_int_equal(fake.n_counting_starts, 1);
+	assert_true(fake.lcofip);
+	assert_int_equal(vpmu_ctr_value(v, 4), 100);
+}
+
 /* Hosts that count an event on one counter only: another vCPU's stopped copy is evicted */
 static void test_exclusive_event_evicts_other(void **state)
 {
@@ -2327,6 +2358,7 @@ int main(void)
 		T(test_put_twice_harmless),
 		T(test_disjoint_counters_no_reprogramming),
 		T(test_pending_lcofi_across_switch),
+		T(test_start_direct),
 		T(test_unflagged_wrap_recorded_at_put),
 		T(test_exclusive_event_evicts_other),
 		T(test_takeover_needs_the_event_map),
