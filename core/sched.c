@@ -758,13 +758,26 @@ static __attribute__((noinline)) bool sched_excl_unchanged(struct hart *h, struc
 	return counting ? excl_mine(h) && timer_now() < h->excl_turn_end : !excl_mine(h);
 }
 
-/* What a PMU call can change of what the loop watches (the PMU lane asks only this) */
+/*
+ * What a PMU call can change of what the loop watches, but a software LCOFI
+ * (the PMU lane looks at that only when an LCOFI waits): resched and excl
+ * are side by side, one load for both
+ */
+static inline bool sched_pmu_call_unchanged(struct hart *h, struct vcpu *v,
+					    const struct sched_seen *was)
+{
+	if (h->resched || h->excl) {
+		if (h->resched || !sched_excl_unchanged(h, v, was))
+			return false;
+	}
+	return v->vpmu.deadline == was->pmu_deadline;
+}
+
+/* ... and a software LCOFI's recheck: what sched_fast_return asks of the vPMU after other exits */
 static inline bool sched_pmu_unchanged(struct hart *h, struct vcpu *v, const struct sched_seen *was)
 {
-	if (h->resched || v->vpmu.deadline != was->pmu_deadline ||
-	    vcpu_arch_wants_recheck(&v->arch) != was->recheck)
-		return false;
-	return !excl_enabled || sched_excl_unchanged(h, v, was);
+	return sched_pmu_call_unchanged(h, v, was) &&
+	       vcpu_arch_wants_recheck(&v->arch) == was->recheck;
 }
 
 /* Inline: the trap vector's short way asks this after every SBI call */
@@ -778,20 +791,15 @@ static inline bool sched_fast_return(struct hart *h, struct vcpu *v, const struc
 	return sched_pmu_unchanged(h, v, was);
 }
 
-/* The interrupts to inject and the arch's other entry work, before every entry */
-static inline void sched_entry_work(struct vcpu *v)
-{
-	if (v->pending_irqs || vcpu_arch_entry_work(&v->arch))
-		vcpu_arch_prepare_entry(v);
-}
-
+/* Before every entry but the PMU lane's: the interrupts to inject, the arch's other entry work */
 static void sched_before_entry(struct hart *h, struct vcpu *v)
 {
 	struct hart_status *st = h->status;
 
 	st->doing = HART_GUEST;
 	st->entries++;
-	sched_entry_work(v);
+	if (v->pending_irqs || vcpu_arch_entry_work(&v->arch))
+		vcpu_arch_prepare_entry(v);
 }
 
 static void sched_after_exit(struct hart *h, struct vcpu *v)
@@ -817,20 +825,6 @@ static __attribute__((noinline)) struct vcpu_ctx *sched_sbi_ecall(struct vcpu_ct
 	}
 	sched_before_entry(h, v);
 	return c;
-}
-
-/*
- * What a PMU call can change of what the loop watches, but a software LCOFI
- * (below): resched and excl are side by side, one load for both
- */
-static inline bool sched_pmu_call_unchanged(struct hart *h, struct vcpu *v,
-					    const struct sched_seen *was)
-{
-	if (h->resched || h->excl) {
-		if (h->resched || !sched_excl_unchanged(h, v, was))
-			return false;
-	}
-	return v->vpmu.deadline == was->pmu_deadline;
 }
 
 /*
