@@ -24,10 +24,13 @@ struct sbi_ret phys_sbi_call(unsigned long fid, unsigned long a0, unsigned long 
 struct phys_ops {
 	struct sbi_ret (*config)(unsigned int idx, unsigned long host_flags,
 				 unsigned long event_idx, uint64_t event_data);
-	/* consume: QEMU quirk 1 needs it run near its top first (phys_common.c decides) */
+	/*
+	 * consume: QEMU quirk 1 needs it run near its top first (phys_common.c
+	 * decides); idx below 32 and not 1 (phys_common.c checks)
+	 */
 	long (*start)(unsigned int idx, uint64_t value, bool consume);
 	long (*stop)(unsigned int idx, int reset);
-	/* stop a started counter and read its CSR as it is, bias included */
+	/* stop a started counter and read its CSR as it is, bias included (idx checked) */
 	uint64_t (*stop_read_one)(unsigned int idx);
 	long (*stop_mask)(uint32_t mask);
 	long (*start_mask)(uint32_t mask);

@@ -253,11 +253,9 @@ static long phys_cdeleg_stop(unsigned int idx, int reset)
 	return stop_result(idx, was);
 }
 
-/* A select and a read through sireg: no CSR switch */
+/* A select and a read through sireg: no CSR switch. idx: checked (phys_common.c) */
 static uint64_t phys_cdeleg_stop_read_one(unsigned int idx)
 {
-	if (idx >= 32 || idx == 1)
-		return 0;
 	scountinhibit_set(1UL << idx);
 	cdeleg_select(idx);
 	return cdeleg_ctr_read();

@@ -253,10 +253,13 @@ long vpmu_phys_start_on(struct vpmu_hart *h, unsigned int idx, uint64_t value)
 		return SBI_ERR_INVALID_PARAM;
 	bit = 1U << idx;
 	far_init_on(h);
-	if ((value >> 63) && !(ever_biased & bit))
+	if (value >> 63) {
+		if (ever_biased & bit)
+			return start_biased(h, idx, value);
 		return ops->start(idx, value, stale_deadline(h, idx, value));
+	}
 	/* the rest is start_biased for its common case: from below 2^63, not biased */
-	if ((value >> 63) || ((h->phys_bias63 | h->phys_bias62) & bit) || needs_bias(h, idx, value))
+	if (((h->phys_bias63 | h->phys_bias62) & bit) || needs_bias(h, idx, value))
 		return start_biased(h, idx, value);
 	/* below 2^63, unbiased before and now: it runs low, far from its top (nothing stale) */
 	h->phys_low = (h->phys_low & ~bit) | (bit & wide);
@@ -475,10 +478,15 @@ static __attribute__((noinline)) uint64_t stop_read_biased(unsigned int idx)
 	return ops->stop_read_one(idx) - bias_of(vpmu_host_hart(), idx);
 }
 
-/* Biased ones are rare: one test of the whole mask first, then the backend's own, a tail call */
+/*
+ * Biased ones are rare: one test of the whole mask first, then the
+ * backend's own, a tail call. The backends take idx as checked here.
+ */
 uint64_t vpmu_phys_stop_read_one(unsigned int idx)
 {
-	if (__builtin_expect(ever_biased != 0, 0) && idx < 32 && ((ever_biased >> idx) & 1))
+	if (idx >= 32 || idx == 1) /* no counter, or the time CSR */
+		return 0;
+	if (__builtin_expect(ever_biased != 0, 0) && ((ever_biased >> idx) & 1))
 		return stop_read_biased(idx);
 	return ops->stop_read_one(idx);
 }

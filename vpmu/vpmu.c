@@ -516,11 +516,12 @@ static void phys_prepare_start(struct vpmu *v)
 		vpmu_overflow_irq(v);
 }
 
-/* Save a stopped counter's value; a value below the one it ran from means it wrapped */
-static void save_value(struct vpmu *v, unsigned long i, uint64_t now)
+/*
+ * Save a stopped counter's value; a value below the one it ran from means
+ * it wrapped. c: counter i's slot, as the caller has it
+ */
+static void save_value(struct vpmu *v, struct vpmu_ctr *c, unsigned long i, uint64_t now)
 {
-	struct vpmu_ctr *c = &v->ctr[i];
-
 	if (now < c->value)
 		record_overflow(v, (unsigned int)i);
 	c->value = now;
@@ -554,7 +555,7 @@ static bool owns_live(const struct vpmu *v, const struct vpmu_hart *h, unsigned 
 /* A started, synced counter's stop and save, out of line: a RESET's caller keeps a small frame */
 static __attribute__((noinline)) void phys_stop_save(struct vpmu *v, unsigned int i)
 {
-	save_value(v, i, vpmu_phys_stop_read_one(i) & width_mask(i));
+	save_value(v, &v->ctr[i], i, vpmu_phys_stop_read_one(i) & width_mask(i));
 }
 
 /*
@@ -904,13 +905,9 @@ static inline __attribute__((always_inline)) long ctr_stop(struct vpmu *v, unsig
 		return SBI_SUCCESS;
 	v->started_hw &= ~bit;
 	/* synced stays as it was: an unsynced counter's physical value is not its own */
-	if ((v->placed & v->synced & bit) && v->loaded) {
-		uint64_t now = vpmu_phys_stop_read_one(i) & layout.hw_width_mask[i % VPMU_MAX_HW];
-
-		if (now < c->value) /* save_value's test, on the same c */
-			record_overflow(v, i);
-		c->value = now;
-	}
+	if ((v->placed & v->synced & bit) && v->loaded)
+		save_value(v, c, i,
+			   vpmu_phys_stop_read_one(i) & layout.hw_width_mask[i % VPMU_MAX_HW]);
 	return SBI_SUCCESS;
 }
 
@@ -1453,7 +1450,7 @@ void vpmu_vcpu_put(struct vpmu *v)
 				continue;
 			w = layout.hw_width_mask[i];
 			val = now[i] & w;
-			save_value(v, i, val);
+			save_value(v, &v->ctr[i], i, val);
 			if (near_width_top(w, val))
 				near |= 1U << i;
 		}
@@ -1701,8 +1698,8 @@ static __attribute__((noinline)) long start_many(struct vpmu *v, unsigned long b
 						 unsigned long mask, unsigned long flags,
 						 uint64_t ival)
 {
-	struct op_args a = {0,	  0,	0, -1, (flags & SBI_PMU_START_FLAG_SET_INIT_VALUE) != 0,
-			    ival, false};
+	bool set_value = flags & SBI_PMU_START_FLAG_SET_INIT_VALUE;
+	struct op_args a = {0, 0, 0, -1, set_value, ival, false};
 	bool already = false, near = false;
 	long err;
 
@@ -1725,8 +1722,8 @@ static __attribute__((noinline)) long start_many(struct vpmu *v, unsigned long b
 long vpmu_counter_start(struct vpmu *v, unsigned long base, unsigned long mask, unsigned long flags,
 			uint64_t ival)
 {
-	struct op_args a = {0,	  0,	0, -1, (flags & SBI_PMU_START_FLAG_SET_INIT_VALUE) != 0,
-			    ival, false};
+	bool set_value = flags & SBI_PMU_START_FLAG_SET_INIT_VALUE;
+	struct op_args a = {0, 0, 0, -1, set_value, ival, false};
 	unsigned int idx;
 	long err;
 
