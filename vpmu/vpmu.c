@@ -383,8 +383,11 @@ static bool hw_bit(uint32_t mask, unsigned int i)
 
 static void set_hw_bit(uint32_t *mask, unsigned int i, bool on)
 {
-	uint32_t bit = 1U << (i % VPMU_MAX_HW);
+	uint32_t bit;
 
+	if (i >= VPMU_MAX_HW)
+		return;
+	bit = 1U << i;
 	*mask = on ? *mask | bit : *mask & ~bit;
 }
 
@@ -1626,7 +1629,8 @@ struct sbi_ret vpmu_counter_config_matching(struct vpmu *v, unsigned long base, 
 
 	if (flags & SBI_PMU_CFG_FLAG_CLEAR_VALUE) {
 		v->ctr[idx].value = 0;
-		set_hw_bit(&v->synced, idx, false);
+		if (idx < VPMU_MAX_HW) /* a firmware counter has no synced bit */
+			set_hw_bit(&v->synced, idx, false);
 	}
 	if (flags & SBI_PMU_CFG_FLAG_AUTO_START) {
 		struct op_args from_value = {0};

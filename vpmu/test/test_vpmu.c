@@ -567,6 +567,30 @@ static void test_cfg_clear_value(void **state)
 	assert_int_equal(vpmu_ctr_value(v, i), 0);
 }
 
+/*
+ * CLEAR_VALUE on a firmware counter at index 32 or more (35 here: FW0 +
+ * 16) touches that counter alone: it once cleared the synced bit of
+ * hardware counter idx - 32, so counter 3's stop skipped its physical stop
+ * and lost the counts since its start.
+ */
+static void test_cfg_clear_value_fw_above_31(void **state)
+{
+	const unsigned long fw = 35;
+
+	(void)state;
+	assert_int_equal(CFG(3, 1, SBI_PMU_CFG_FLAG_SKIP_MATCH, EV_INSTR, 0).value, 3);
+	assert_int_equal(START(3, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, 100).error, SBI_SUCCESS);
+	assert_int_equal(
+		CFG(fw, 1, SBI_PMU_CFG_FLAG_SKIP_MATCH | SBI_PMU_CFG_FLAG_CLEAR_VALUE, EV_FW(5), 0)
+			.value,
+		fw);
+	assert_int_equal(vpmu_hcounteren(v) & (1UL << 3), 1UL << 3); /* still read directly */
+	fake_advance(50);
+	assert_int_equal(STOP(3, 1, 0).error, SBI_SUCCESS);
+	assert_int_equal(vpmu_ctr_value(v, 3), 150);
+	assert_false(fake.c[3].running);
+}
+
 static void test_cfg_auto_start(void **state)
 {
 	struct sbi_ret r;
@@ -2308,6 +2332,7 @@ int main(void)
 		T(test_cfg_skip_match_refused_keeps_old),
 		T(test_cfg_busy_counters_skipped),
 		T(test_cfg_clear_value),
+		T(test_cfg_clear_value_fw_above_31),
 		T(test_cfg_auto_start),
 		T(test_cfg_host_fallback_undone),
 		T(test_cfg_capabilities_from_boot),
