@@ -9,11 +9,11 @@
 #include "core/ecall.h"
 #include "core/hart.h"
 #include "core/hostdt.h"
-#include "core/sbi_pmu.h"
 #include "arch/riscv/sbi_call.h"
 #include "arch/riscv/timer.h"
 #include "core/vcpu.h"
 #include "core/vm.h"
+#include "vpmu/vpmu_sbi.h"
 
 struct hart harts[HART_MAX];
 struct hart_status hart_status[HART_MAX];
@@ -410,7 +410,7 @@ unsigned long sched_fence_now(unsigned long hmask)
 void sched_excl_init(void)
 {
 	excl_enabled = vpmu_counts_other_harts() && nr_harts > 1;
-	vpmu_host_exclusive = excl_enabled;
+	vpmu_set_exclusive(excl_enabled);
 	for (unsigned int i = 0; i < nr_harts; i++)
 		harts[i].excl = excl_enabled;
 }
@@ -592,8 +592,8 @@ static void sched_arm_timer(struct hart *h)
 			if (vcpu_arch_wants_recheck(&v->arch) && timer_now() + RECHECK_TICKS < next)
 				next = timer_now() + RECHECK_TICKS;
 			/* a counter that may wrap without the platform saying so */
-			if (v->vpmu.deadline < next)
-				next = v->vpmu.deadline;
+			if (vpmu_deadline(&v->vpmu) < next)
+				next = vpmu_deadline(&v->vpmu);
 			continue;
 		}
 		if (v->state == VCPU_RUNNABLE)
@@ -733,7 +733,7 @@ void sched_timer_tick(struct hart *h)
 static void sched_see(const struct vcpu *v, struct sched_seen *s)
 {
 	s->timer = vcpu_arch_timer_deadline(&v->arch);
-	s->pmu_deadline = v->vpmu.deadline;
+	s->pmu_deadline = vpmu_deadline(&v->vpmu);
 	s->recheck = vcpu_arch_wants_recheck(&v->arch);
 	/* only exclusive counting asks whether the vCPU counts */
 	s->counting = excl_enabled && vpmu_counting(&v->vpmu);
@@ -770,7 +770,7 @@ static inline bool sched_pmu_call_unchanged(struct hart *h, struct vcpu *v,
 		if (h->resched || !sched_excl_unchanged(h, v, was))
 			return false;
 	}
-	return v->vpmu.deadline == was->pmu_deadline;
+	return vpmu_deadline(&v->vpmu) == was->pmu_deadline;
 }
 
 /* ... and a software LCOFI's recheck: what sched_fast_return asks of the vPMU after other exits */
@@ -856,7 +856,7 @@ struct vcpu_ctx *sched_guest_ecall(struct vcpu_ctx *c)
 	if (c->regs[17] != SBI_EXT_PMU) /* a tail call, before this lane's frame is built */
 		return sched_sbi_ecall(c);
 	vcpu_ecall_begin(v);
-	vcpu_ecall_end(v, sbi_pmu_call_on(&v->vpmu, c->regs[16], &c->regs[10]));
+	vcpu_ecall_end(v, vpmu_sbi_call(&v->vpmu, c->regs[16], &c->regs[10]));
 	/* the hart looked up again after each call: no register keeps it across one */
 	h = this_hart();
 	if (__builtin_expect(!sched_pmu_call_unchanged(h, v, &h->seen), 0))

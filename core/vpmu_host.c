@@ -7,8 +7,6 @@
 #include "core/vm.h"
 #include "vpmu/vpmu_host.h"
 
-const size_t vcpu_vpmu_offset = offsetof(struct vcpu, vpmu);
-
 uint64_t vpmu_host_now(void)
 {
 	return timer_now();
@@ -48,8 +46,6 @@ bool vpmu_host_has_sscofpmf(void)
 {
 	return host.ext[HOST_EXT_SSCOFPMF];
 }
-
-bool vpmu_host_exclusive; /* sched_excl_init */
 
 void vpmu_host_counting_starts(struct vpmu *v)
 {

@@ -13,6 +13,7 @@
 #include "vpmu/vpmu.h"
 #include "vpmu/vpmu_host.h"
 #include "vpmu/vpmu_phys.h"
+#include "vpmu/vpmu_sbi.h"
 
 #define EVENT_TYPE(e)	(((e) >> 16) & 0xf)
 #define EVENT_CODE(e)	((e)&0xffff)
@@ -71,6 +72,13 @@ static struct {
 
 /* Guests are offered the extension: the host has an SBI PMU (vpmu_global_init) */
 bool vpmu_offered;
+/* The core runs counting vCPUs alone: ask it before a start (vpmu_set_exclusive) */
+static bool vpmu_exclusive;
+
+void vpmu_set_exclusive(bool on)
+{
+	vpmu_exclusive = on;
+}
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -788,7 +796,7 @@ static bool near_top(unsigned int i, uint64_t value) /* i: a hardware counter */
 static __attribute__((noinline)) long phys_start_waiting(struct vpmu *v, unsigned int i,
 							 uint64_t value)
 {
-	if (vpmu_host_exclusive)
+	if (vpmu_exclusive)
 		vpmu_host_counting_starts(v);
 	phys_prepare_start(v);
 	return vpmu_phys_start_on(v->resident, i, value);
@@ -885,7 +893,7 @@ static inline __attribute__((always_inline)) long ctr_start(struct vpmu *v, unsi
 		/* not loaded (or not placed): started from its value at the next load */
 		v->synced &= ~bit;
 		if ((v->placed & bit) && v->loaded &&
-		    (vpmu_host_exclusive || layout.start_keeps_of
+		    (vpmu_exclusive || layout.start_keeps_of
 			     ? phys_start_waiting(v, i, c->value)
 			     : vpmu_phys_start_on(v->resident, i, c->value)) == SBI_SUCCESS)
 			v->synced |= bit;

@@ -213,6 +213,11 @@ int vpmu_csr_read(struct vpmu *v, unsigned int csr, unsigned long *val);
  */
 void vpmu_overflow_irq(struct vpmu *v);
 void vpmu_timer(struct vpmu *v);
+/* When the core must arm the hart's timer for v at the latest (vpmu_timer), UINT64_MAX: never */
+static inline uint64_t vpmu_deadline(const struct vpmu *v)
+{
+	return v->deadline;
+}
 /* Whether v has hardware counters running (they count whatever runs in guest mode) */
 static inline bool vpmu_counting(const struct vpmu *v)
 {
@@ -224,37 +229,16 @@ static inline bool vpmu_counting(const struct vpmu *v)
  * vCPU with running counters must run while the other harts are stopped.
  */
 bool vpmu_counts_other_harts(void);
+/*
+ * The core runs vCPUs with running counters alone (exclusive counting, set
+ * once at boot): vpmu then calls vpmu_host_counting_starts() before it
+ * starts hardware counters.
+ */
+void vpmu_set_exclusive(bool on);
 /* Whether guests may be offered Sscofpmf (the host has it and its PMU) */
 bool vpmu_overflow_available(void);
 /* Count one SBI_PMU_FW_* event (only counters that are started count it) */
 void vpmu_fw_event(struct vpmu *v, unsigned int fw_event);
-
-/* ---- the SBI PMU functions (core/sbi_pmu.h unpacks registers into these) ---- */
-/*
- * Not an SBI error: the call is not finished; the guest must issue it
- * again (the core re-executes its ecall), and it resumes where it stopped.
- */
-#define VPMU_RET_RESTART (-1001L)
-struct sbi_ret;
-struct sbi_ret vpmu_num_counters(struct vpmu *v);
-struct sbi_ret vpmu_counter_get_info(struct vpmu *v, unsigned long counter_idx);
-struct sbi_ret vpmu_counter_config_matching(struct vpmu *v, unsigned long counter_idx_base,
-					    unsigned long counter_idx_mask,
-					    unsigned long config_flags, unsigned long event_idx,
-					    uint64_t event_data);
-/* START and STOP answer an error code alone (their value is 0) */
-long vpmu_counter_start(struct vpmu *v, unsigned long counter_idx_base,
-			unsigned long counter_idx_mask, unsigned long start_flags,
-			uint64_t initial_value);
-long vpmu_counter_stop(struct vpmu *v, unsigned long counter_idx_base,
-		       unsigned long counter_idx_mask, unsigned long stop_flags);
-struct sbi_ret vpmu_counter_fw_read(struct vpmu *v, unsigned long counter_idx);
-struct sbi_ret vpmu_counter_fw_read_hi(struct vpmu *v, unsigned long counter_idx);
-struct sbi_ret vpmu_snapshot_set_shmem(struct vpmu *v, unsigned long shmem_phys_lo,
-				       unsigned long shmem_phys_hi, unsigned long flags);
-struct sbi_ret vpmu_event_get_info(struct vpmu *v, unsigned long shmem_phys_lo,
-				   unsigned long shmem_phys_hi, unsigned long num_entries,
-				   unsigned long flags);
 
 /* ---- introspection (tests, debugging) ---- */
 unsigned int vpmu_num_hw(void);	    /* H: first firmware counter index */

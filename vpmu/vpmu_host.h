@@ -11,7 +11,6 @@
 #include <stdint.h>
 
 struct vpmu;
-struct vcpu;
 
 /*
  * Copy between guest-physical memory of the vCPU owning v and the
@@ -21,16 +20,6 @@ struct vcpu;
  */
 int vpmu_host_read_guest(struct vpmu *v, uint64_t gpa, void *dst, size_t len);
 int vpmu_host_write_guest(struct vpmu *v, uint64_t gpa, const void *src, size_t len);
-
-/*
- * The vpmu embedded in a vCPU (&vcpu->vpmu): the host says where its struct
- * vcpu keeps it, so that every SBI PMU call finds it without a call
- */
-extern const size_t vcpu_vpmu_offset;
-static inline struct vpmu *vcpu_vpmu(struct vcpu *vcpu)
-{
-	return (struct vpmu *)(void *)((char *)vcpu + vcpu_vpmu_offset);
-}
 
 /* The table of the physical hart we are running on */
 struct vpmu_hart *vpmu_host_hart(void);
@@ -63,12 +52,10 @@ bool vpmu_host_has_sscofpmf(void);
 
 /*
  * The loaded vCPU owning v is about to start hardware counters (SBI START,
- * AUTO_START): the core may first have to stop the other harts. Only while
- * vpmu_host_exclusive (the core's exclusive counting, set once at boot) is
- * true: otherwise vpmu makes no call for it.
+ * AUTO_START): the core may first have to stop the other harts. Only after
+ * the core asked for it (vpmu_set_exclusive): otherwise vpmu makes no call.
  */
 void vpmu_host_counting_starts(struct vpmu *v);
-extern bool vpmu_host_exclusive;
 
 /*
  * Boot probe: another hart executes a loop of iters iterations (2

@@ -19,7 +19,7 @@ void fake_reset(void)
 	fake_hart = &fake_hart_table[0];
 	fake.available = 1;
 	fake.start_keeps_of = true;
-	vpmu_host_exclusive = true;
+	vpmu_set_exclusive(true);
 	fake.num_hw = 19;
 	fake.hw_mask = 0x7fffd; /* 0, 2, 3..18 */
 	fake.prog_width = 64;
@@ -444,8 +444,6 @@ bool vpmu_host_has_sscofpmf(void)
 	return fake.sscofpmf;
 }
 
-bool vpmu_host_exclusive; /* fake_reset: on, the call is made (nothing to wait for here) */
-
 void vpmu_host_counting_starts(struct vpmu *v)
 {
 	(void)v;
@@ -458,8 +456,6 @@ bool vpmu_host_busy_other_hart(unsigned long iters)
 		fake_advance(2 * iters);
 	return true;
 }
-
-const size_t vcpu_vpmu_offset = offsetof(struct vcpu, vpmu);
 
 void hv_printf(const char *fmt, ...)
 {

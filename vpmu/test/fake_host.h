@@ -3,7 +3,7 @@
  * Fakes for vpmu unit tests and fuzzing: a physical PMU that behaves like
  * OpenSBI 1.5 on QEMU 10 `virt` (16 programmable counters, cycles and
  * instret counted by one programmable counter per hart each, fixed-counter
- * fallback), a host clock, guest RAM, vcpu_vpmu and hv_printf.
+ * fallback), a host clock, guest RAM and hv_printf.
  */
 #ifndef VPMU_TEST_FAKE_HOST_H
 #define VPMU_TEST_FAKE_HOST_H

@@ -12,13 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/sbi.h"
 #include "fake_host.h"
 #include "arch/riscv/sbi_spec.h"
 #include "vpmu/vpmu.h"
 #include "vpmu/vpmu_host.h"
-
-extern const struct sbi_ext sbi_ext_pmu;
+#include "vpmu/vpmu_sbi.h"
 
 #define CHECK(c)                                                                                   \
 	do {                                                                                       \
@@ -178,7 +176,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fake.event_exclusive = !(cfg & 64);
 	/* the delegation backend's start (clears OF itself), and exclusive counting off */
 	fake.start_keeps_of = !(cfg2 & 1);
-	vpmu_host_exclusive = !(cfg2 & 2);
+	vpmu_set_exclusive(!(cfg2 & 2));
 	vpmu_global_init();
 	vpmu_vcpu_init(v);
 	vpmu_vcpu_load(v);
@@ -195,12 +193,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 			for (k = 0; k < 6; k++)
 				args[k] = arg(&in);
-			r = sbi_ext_pmu.handler(&vc, SBI_EXT_PMU, fid, args);
+			r = vpmu_sbi_call(v, fid, args);
 			/* a long EVENT_GET_INFO comes back in slices: the guest asks again */
-			for (k = 0; fid == SBI_EXT_PMU_EVENT_GET_INFO && r.error == SBI_RET_RESTART;
+			for (k = 0;
+			     fid == SBI_EXT_PMU_EVENT_GET_INFO && r.error == VPMU_RET_RESTART;
 			     k++) {
 				CHECK(k < 64); /* the fake's RAM holds at most 4096 entries */
-				r = sbi_ext_pmu.handler(&vc, SBI_EXT_PMU, fid, args);
+				r = vpmu_sbi_call(v, fid, args);
 			}
 			if (!allowed(fid, r.error)) {
 				fprintf(stderr, "fid %lu -> error %ld\n", fid, r.error);

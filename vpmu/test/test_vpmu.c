@@ -11,7 +11,6 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "core/sbi.h"
 #include "fake_host.h"
 #include "arch/riscv/sbi_spec.h"
 #include "vpmu/bits.h"
@@ -19,8 +18,7 @@
 #include "vpmu/phys_backend.h"
 #include "vpmu/vpmu.h"
 #include "vpmu/vpmu_phys.h"
-
-extern const struct sbi_ext sbi_ext_pmu;
+#include "vpmu/vpmu_sbi.h"
 
 #define NHW	19 /* QEMU virt: 0, (1), 2, 3..18 */
 #define FW0	NHW
@@ -49,7 +47,7 @@ static struct sbi_ret call(unsigned long fid, unsigned long a0, unsigned long a1
 {
 	unsigned long args[6] = {a0, a1, a2, a3, a4, 0};
 
-	return sbi_ext_pmu.handler(&vc, SBI_EXT_PMU, fid, args);
+	return vpmu_sbi_call(v, fid, args);
 }
 
 #define NUM()		     call(SBI_EXT_PMU_NUM_COUNTERS, 0, 0, 0, 0, 0)
@@ -183,8 +181,6 @@ static void test_layout_probe(void **state)
 	assert_int_equal(vpmu_hw_valid_mask(), HWMASK);
 	assert_true(vpmu_prog_counts(0)); /* QEMU 10: the first cycles counter of a hart counts */
 	assert_true(vpmu_prog_counts(1));
-	assert_int_equal(sbi_ext_pmu.probe(&vc), 1);
-	assert_int_equal(sbi_ext_pmu.eid_min, SBI_EXT_PMU);
 }
 
 static void test_layout_prog_cycles_probe(void **state)
@@ -204,7 +200,7 @@ static void test_no_host_pmu(void **state)
 	vpmu_global_init();
 	vpmu_vcpu_init(v);
 	assert_false(vpmu_available());
-	assert_int_equal(sbi_ext_pmu.probe(&vc), 0);
+	assert_false(vpmu_available());
 	assert_int_equal(NUM().error, SBI_ERR_NOT_SUPPORTED);
 }
 
@@ -1219,7 +1215,7 @@ static void test_start_direct(void **state)
 {
 	(void)state;
 	fake.start_keeps_of = false;
-	vpmu_host_exclusive = false;
+	vpmu_set_exclusive(false);
 	reboot_host();
 	assert_int_equal(vpmu_counter_config_matching(v, 4, 1, 0, EV_INSTR, 0).value, 4);
 	fake.lcofip = true; /* another counter's overflow, not taken yet */
@@ -1233,7 +1229,7 @@ static void test_start_direct(void **state)
 	assert_true(fake.lcofip); /* the hart takes it when it next can */
 	assert_int_equal(fake.n_counting_starts, 0);
 	assert_int_equal(vpmu_counter_stop(v, 4, 1, 0), SBI_SUCCESS);
-	vpmu_host_exclusive = true; /* the start that waits for the token: the same LCOFI rule */
+	vpmu_set_exclusive(true); /* the start that waits for the token: the same LCOFI rule */
 	assert_int_equal(vpmu_counter_start(v, 4, 1, 0, 0), SBI_SUCCESS);
 	assert_int_equal(fake.n_counting_starts, 1);
 	assert_true(fake.lcofip);
@@ -2226,7 +2222,7 @@ static void test_event_info_errors(void **state)
 
 /*
  * A long EVENT_GET_INFO is answered in slices of 2048 work units: the guest
- * sees SBI_RET_RESTART (its ecall is re-executed) until it is done. 4000
+ * sees VPMU_RET_RESTART (its ecall is re-executed) until it is done. 4000
  * entries (all of the fake's 64 KiB of RAM): check 0..2047 | check the
  * rest, answer 96 | answer 2048 | done.
  */
@@ -2239,7 +2235,7 @@ static void test_event_info_in_slices(void **state)
 	(void)state;
 	for (i = 0; i < 4000; i++)
 		e[i] = (struct einfo){EV_INSTR, 7, 0};
-	while ((r = EVINFO(FAKE_RAM_BASE, 0, 4000, 0)).error == SBI_RET_RESTART)
+	while ((r = EVINFO(FAKE_RAM_BASE, 0, 4000, 0)).error == VPMU_RET_RESTART)
 		restarts++;
 	assert_int_equal(r.error, SBI_SUCCESS);
 	assert_int_equal(restarts, 3);
@@ -2248,9 +2244,9 @@ static void test_event_info_in_slices(void **state)
 	/* another call in between starts over; the interrupted one then too */
 	for (i = 0; i < 4000; i++)
 		e[i].output = 7;
-	assert_int_equal(EVINFO(FAKE_RAM_BASE, 0, 4000, 0).error, SBI_RET_RESTART);
+	assert_int_equal(EVINFO(FAKE_RAM_BASE, 0, 4000, 0).error, VPMU_RET_RESTART);
 	assert_int_equal(EVINFO(FAKE_RAM_BASE, 0, 2, 0).error, SBI_SUCCESS);
-	for (restarts = 0; (r = EVINFO(FAKE_RAM_BASE, 0, 4000, 0)).error == SBI_RET_RESTART;)
+	for (restarts = 0; (r = EVINFO(FAKE_RAM_BASE, 0, 4000, 0)).error == VPMU_RET_RESTART;)
 		restarts++;
 	assert_int_equal(restarts, 3);
 	assert_int_equal(e[3999].output, 1);
@@ -2258,7 +2254,7 @@ static void test_event_info_in_slices(void **state)
 	for (i = 0; i < 4000; i++)
 		e[i].output = 7;
 	e[3000].event_idx = 1u << 20;
-	while ((r = EVINFO(FAKE_RAM_BASE, 0, 4000, 0)).error == SBI_RET_RESTART)
+	while ((r = EVINFO(FAKE_RAM_BASE, 0, 4000, 0)).error == VPMU_RET_RESTART)
 		;
 	assert_int_equal(r.error, SBI_ERR_INVALID_PARAM);
 	assert_int_equal(e[0].output, 7);
@@ -2293,9 +2289,7 @@ static void test_cfg_event_data_from_a4(void **state)
 	unsigned long args[6] = {0, ALLMASK, 0, EV_RAW, FAKE_RAW_OK, 0xffffffff};
 
 	(void)state;
-	assert_int_equal(
-		sbi_ext_pmu.handler(&vc, SBI_EXT_PMU, SBI_EXT_PMU_COUNTER_CFG_MATCH, args).value,
-		3);
+	assert_int_equal(vpmu_sbi_call(v, SBI_EXT_PMU_COUNTER_CFG_MATCH, args).value, 3);
 	assert_int_equal(fake.c[3].event_data, FAKE_RAW_OK);
 }
 

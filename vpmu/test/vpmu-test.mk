@@ -3,8 +3,8 @@
 VPMU_TEST_CC     ?= gcc
 VPMU_FUZZ_CC     ?= clang
 VPMU_TEST_INC    := -I. -Ivpmu/test
-VPMU_TEST_LOGIC  := vpmu/vpmu.c core/sbi_pmu.c vpmu/test/fake_host.c
-VPMU_TEST_DEPS   := $(VPMU_TEST_LOGIC) $(wildcard vpmu/*.h vpmu/test/*.h) core/sbi.h \
+VPMU_TEST_LOGIC  := vpmu/vpmu.c vpmu/test/fake_host.c
+VPMU_TEST_DEPS   := $(VPMU_TEST_LOGIC) $(wildcard vpmu/*.h vpmu/test/*.h) \
 		    arch/riscv/sbi_spec.h vpmu/test/vpmu-test.mk
 
 $(BUILD)/unit/vpmu_test: vpmu/test/test_vpmu.c $(VPMU_TEST_DEPS)
