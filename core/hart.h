@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include "arch/riscv/cpu.h"
 #include "core/lib.h"
+#include "vpmu/phys/types.h"
 #include "vpmu/vpmu.h"
 
 #define HART_MAX 8
@@ -44,6 +45,7 @@ struct hart {
 	volatile unsigned long park_gen; /* the last token release it has seen while parked */
 	bool fence_pending;		 /* a guest remote fence waits for it to leave its park */
 	struct vpmu_hart pmu;		 /* whose configuration each physical counter holds */
+	struct phys_hart phys;		 /* the vPMU's physical layer: its own per-hart state */
 };
 
 /*
