@@ -22,7 +22,10 @@ script builds the bundles (tools/mkbundle.py), runs the QEMUs (tools/qemu.py, at
 --jobs at once, each under --timeout), parses the lines, prints the tables and writes
 build/bench/results.json. A run that fails (KVM not built, no BENCH-DONE, timeout) is named
 with its reason above the tables and its cells read FAILED; no figure is taken from elsewhere.
-Method and explanation: docs/performance.md.
+Three tables: the SBI calls and counter CSR reads on a fresh vCPU; the vCPU switch; and the
+steady state, the same rows again in the state a Linux guest running `perf record` lives in
+(after a counter overflow, ovf_*; and with counters running, busy_*), each with its change
+from the fresh row. Method and explanation: docs/performance.md.
 Exit status 0 iff every requested run printed BENCH-DONE.
 """
 import argparse
@@ -65,6 +68,14 @@ ROWS = [
     ("csr_read_instret_started", "instret read, counter 2 started"),
     ("csr_read_time", "time read"),
 ]
+# The steady state (bench_steady() in bench.c): the rows again, figure names prefixed, after the
+# vCPU took an overflow ("ovf_") and with counters running too ("busy_"); the snapshot area's own
+# row is not taken again (the area must stay); two rows "sie_" with sstatus.SIE set, after the
+# overflow only. Each is shown against its fresh row (the key without a prefix or "sie_").
+STEADY_SETS = [("ovf_", "after ovf"), ("busy_", "running")]
+STEADY_ROWS = [(k, label) for k, label in ROWS if k != "pmu_snapshot_set_shmem"] + [
+    ("sie_base_get_spec_version", "BASE get_spec_version, sstatus.SIE set"),
+    ("sie_pmu_start_stop", "PMU start(SET_INIT_VALUE) + stop, sstatus.SIE set")]
 # (run, label) of the value columns, then the ratio columns (numerator run, denominator run)
 COLUMNS = [("native", "OpenSBI native"), ("kvm", "KVM 6.12"), ("pmuvisor", "pmuvisor"),
            ("pmuvisor-sbi", "pmuvisor no Smcdeleg")]
@@ -242,6 +253,42 @@ def switch_table(runs):
     return head, rows
 
 
+def steady_table(runs):
+    """The steady-state rows: per run of COLUMNS and per set, the figure and its change from the
+    fresh row of the same run"""
+    cols = [(n, label) for n, label in COLUMNS if n in runs]
+    head = ["operation (steady state)"] + [f"{label}, {set_label}" for _, label in cols
+                                           for _, set_label in STEADY_SETS]
+    rows = []
+    for key, label in STEADY_ROWS:
+        fresh_key = key[len("sie_"):] if key.startswith("sie_") else key
+        row = [label]
+        for n, _ in cols:
+            fresh = runs[n]["figures"].get(fresh_key)
+            for prefix, _ in STEADY_SETS:
+                cell, f = figure(runs, n, prefix + key)
+                if f and fresh:
+                    cell += f" ({signed(f['instructions'] - fresh['instructions'])})"
+                row.append(cell)
+        rows.append(row)
+    return head, rows
+
+
+def signed(d):
+    """a difference with its sign: +3, -2, 0, +0.25"""
+    if abs(d) < 0.0005:
+        return "0"
+    return ("+" if d > 0 else "-") + fmt(abs(d))
+
+
+def show_table(results, key, title, head_rows):
+    """print a table under its title, and keep it in the results as results[key]"""
+    head, rows = head_rows
+    print(title)
+    print_table(head, rows)
+    results[key] = {"head": head, "rows": rows}
+
+
 def print_table(head, rows):
     w = [max(len(str(r[i])) for r in [head] + rows) for i in range(len(head))]
 
@@ -372,25 +419,29 @@ def main():
         if not r["ok"]:
             print(f"bench.py: {name}: {r['status']}")
     if any(n in runs for n, _ in COLUMNS):
-        head, rows = table(runs)
-        print("\nGuest-visible cost in instructions (-icount shift=0, 1 instruction = 1 ns; "
-              "(n/s) = NOT_SUPPORTED; FAILED = that run failed, see above)")
-        print_table(head, rows)
-        results["table"] = {"head": head, "rows": rows}
+        show_table(results, "table", "\nGuest-visible cost in instructions (-icount shift=0, 1 "
+                   "instruction = 1 ns; (n/s) = NOT_SUPPORTED; FAILED = that run failed, see "
+                   "above)", table(runs))
         evs = sorted({f["ev"] for r in runs.values() for f in r["figures"].values() if "ev" in f})
         if evs:
             print(f"* counts event {'/'.join(evs)} (DTLB read miss), not instructions: that "
                   "platform puts instructions on counter 2 whatever the mask (BENCH-INFO in "
                   "its log)")
     if any(n in runs for n, _, _ in SWITCH_COLUMNS):
-        print("\npmuvisor vCPU switch, instructions per switch (two vCPUs time-sliced on one "
-              "hart, 10 ms slices), (+PMU share = cost - the 0-counter cost of the same setup):"
-              "\n  same counters: both vCPUs of one guest use the same counters and events "
-              "(every switch reconfigures);\n  partitioned: two guests with disjoint "
-              "counters-mask and events (a masked stop + start)")
-        shead, srows = switch_table(runs)
-        print_table(shead, srows)
-        results["switch_table"] = {"head": shead, "rows": srows}
+        show_table(results, "switch_table", "\npmuvisor vCPU switch, instructions per switch "
+                   "(two vCPUs time-sliced on one hart, 10 ms slices), (+PMU share = cost - the "
+                   "0-counter cost of the same setup):\n  same counters: both vCPUs of one guest "
+                   "use the same counters and events (every switch reconfigures);\n  "
+                   "partitioned: two guests with disjoint counters-mask and events (a masked "
+                   "stop + start)", switch_table(runs))
+    if any(n in runs for n, _ in COLUMNS):
+        show_table(results, "steady_table", "\nSteady state (bench_steady() in bench.c), "
+                   "instructions (change from the fresh row): after ovf = the vCPU has a "
+                   "snapshot area, LCOFIE/STIE/SSIE enabled, took one counter overflow\n"
+                   "(handled, counter reset, sip.LCOFIP cleared), calls made with sstatus.SIE "
+                   "clear as Linux makes its PMU calls; running = the same with 3 more "
+                   "counters\nrunning (cycles sampler, 2 TLB events; counters 11 and up)",
+                   steady_table(runs))
     json_path = args.json or os.path.join(out_dir, "results.json")
     with open(json_path, "w") as f:
         json.dump(results, f, indent=1)
