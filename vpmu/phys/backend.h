@@ -53,6 +53,12 @@ struct phys_ops {
 	 * is cleared (but see keeps_of). An SBI error code.
 	 */
 	long (*start)(unsigned int idx, uint64_t value);
+	/*
+	 * Optional: the same, but with the counter's overflow flag set, so that
+	 * the platform raises no interrupt for it (Sscofpmf: a set OF bit masks
+	 * the counter's LCOFI); the caller finds a wrap by the value instead.
+	 */
+	long (*start_held)(unsigned int idx, uint64_t value);
 	/* Stop it: SUCCESS, or ALREADY_STOPPED if it was */
 	long (*stop)(unsigned int idx);
 	/* Stop it and drop its event and overflow flag: the counter is free */

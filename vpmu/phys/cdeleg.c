@@ -180,6 +180,17 @@ static long cdeleg_start(unsigned int idx, uint64_t value)
 	return SBI_SUCCESS;
 }
 
+/* With OF set first: the platform raises no interrupt for it */
+static long cdeleg_start_held(unsigned int idx, uint64_t value)
+{
+	cdeleg_select(idx);
+	if (idx >= PHYS_FIRST_PROG)
+		cdeleg_cfg_write(cdeleg_cfg_read() | MHPMEVENT_OF);
+	cdeleg_ctr_write(value);
+	scountinhibit_clear(1UL << idx);
+	return SBI_SUCCESS;
+}
+
 /* What a stop answers, given scountinhibit before it */
 static long stop_result(unsigned int idx, unsigned long was)
 {
@@ -276,6 +287,7 @@ const struct phys_ops phys_cdeleg_ops = {
 	.config_direct = cdeleg_config_direct,
 	.config_host = cdeleg_config_host,
 	.start = cdeleg_start,
+	.start_held = cdeleg_start_held,
 	.stop = cdeleg_stop,
 	.release = cdeleg_release,
 	.release_host = cdeleg_release_host,

@@ -158,6 +158,7 @@ bool vpmu_phys_other_harts_charged(unsigned int p)
 	other = probe_count(p, PROBE_ITERS, true, &ok3);
 	charged = ok1 && ok2 && ok3 && two - one >= 2UL * PROBE_ITERS - 16 &&
 		  two - one <= 2UL * PROBE_ITERS + 16 && other >= PROBE_ITERS;
+	qemu_note_icount(ok1 && ok2 && two - one == 2UL * PROBE_ITERS);
 	hv_printf("vpmu: counters count %s; a sleeping hart counted %lu of another hart's "
 		  "%lu instructions%s\n",
 		  ok1 && ok2 && two - one == 2UL * PROBE_ITERS ? "instructions exactly" : "time",

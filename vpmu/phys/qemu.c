@@ -47,8 +47,18 @@
  * QEMU_OTHER_HARTS. Under -icount a hart's mode-filtered counters advance
  *    with every instruction any hart executes while it is in the counted
  *    mode (icount deltas are global). Detected by a boot probe
- *    (vpmu_phys_probe_other_harts); the workaround is the core's exclusive
+ *    (vpmu_phys_other_harts_charged); the workaround is the core's exclusive
  *    counting (core/excl.c): this switch only lets it be turned off.
+ * QEMU_TLB_OVERFLOW. QEMU counts the TLB events (DTLB read and write miss,
+ *    ITLB miss) one by one in its TLB fill (riscv_pmu_incr_ctr), and a wrap
+ *    there raises LCOFIP unless the counter's OF bit is set; under -icount
+ *    an interrupt raised outside an I/O instruction aborts QEMU ("Raised
+ *    interrupt while not in I/O function"): one guest's perf record of
+ *    dTLB-load-misses would kill the machine. So under -icount (the boot
+ *    probe counts instructions exactly) a counter configured for a TLB
+ *    event runs with its OF bit set (the backend's start_held); QEMU then
+ *    raises nothing, and the logic finds the wrap by the counter's value
+ *    (its deadline and scans) and delivers the guest's LCOFI itself.
  */
 #include "arch/riscv/cpu.h"
 #include "vpmu/bits.h"
@@ -64,6 +74,8 @@ static struct phys_ops raw;
 static uint32_t wide;
 /* Q1: the far marks a hart starts with (the firmware and the probes started every counter far) */
 static uint32_t far_all;
+/* tlb-overflow: ~0 while its workaround runs (QEMU and -icount), else 0 */
+static uint32_t tlb_all;
 
 static inline struct qemu_hart *qemu_this_hart(void)
 {
@@ -180,6 +192,9 @@ static void note_event(struct qemu_hart *q, unsigned int idx, unsigned long ev)
 
 	q->cyc &= ~bit;
 	q->ins &= ~bit;
+	q->tlb &= ~bit;
+	if (ev == 0x10019 || ev == 0x1001b || ev == 0x10021) /* DTLB read/write, ITLB miss */
+		q->tlb |= bit;
 	if (ev == SBI_PMU_HW_CPU_CYCLES || raw_ev)
 		q->cyc |= bit & wide;
 	if (ev == SBI_PMU_HW_INSTRUCTIONS || raw_ev)
@@ -233,6 +248,24 @@ static inline void note_start(struct qemu_hart *q, unsigned int idx, uint64_t va
 	}
 }
 
+/* ---------------------------------------------------------- tlb-overflow */
+
+void qemu_note_icount(bool exact)
+{
+	tlb_all = exact && (qemu_quirks & QEMU_TLB_OVERFLOW) ? ~0U : 0;
+}
+
+/* A counter of a TLB event under -icount: it must never run with its OF bit clear */
+static inline bool held(const struct qemu_hart *q, unsigned int idx)
+{
+	return (q->tlb & tlb_all) >> idx & 1;
+}
+
+static __cold long start_tlb(unsigned int idx, uint64_t value)
+{
+	return raw.start_held(idx, value);
+}
+
 /* ------------------------------------------------------ the wrapped operations */
 
 /*
@@ -261,6 +294,8 @@ static long qemu_start(unsigned int idx, uint64_t value)
 	uint32_t bit = 1U << idx;
 
 	far_init(q);
+	if (unlikely(held(q, idx)))
+		return start_tlb(idx, value); /* a TLB event: not timed, nothing stale, never biased */
 	if (value >> 63) {
 		if (unlikely(qemu_ever_biased & bit))
 			return start_biased(q, idx, value);
@@ -314,6 +349,7 @@ static long qemu_start_mask(uint32_t mask)
 	for_each_bit_dense (i, near)
 		if (far_from_top(phys_read_csr(i)))
 			q->far |= 1U << i;
+	alone |= mask & q->tlb & tlb_all; /* each with its OF bit held, from its value */
 	if (mask & ~alone)
 		err = raw.start_mask(mask & ~alone);
 	while (alone && err == SBI_SUCCESS) {
@@ -334,7 +370,7 @@ static void qemu_start_values(uint32_t mask, const uint64_t *values, size_t stri
 {
 	struct qemu_hart *q = qemu_this_hart();
 	uint64_t w[PHYS_MAX_HW]; /* the values to write, bias included */
-	uint32_t m = mask, alone, plain, low = 0, far = 0;
+	uint32_t m = mask, alone, plain, held_ones, low = 0, far = 0;
 	unsigned int i;
 
 	far_init(q);
@@ -374,13 +410,20 @@ static void qemu_start_values(uint32_t mask, const uint64_t *values, size_t stri
 			alone |= bit;
 	}
 	q->low = (q->low & ~plain) | low;
-	if (mask & ~alone)
-		raw.start_values(mask & ~alone, w, 1);
+	held_ones = mask & q->tlb & tlb_all;
+	alone &= ~held_ones;
+	if (mask & ~alone & ~held_ones)
+		raw.start_values(mask & ~alone & ~held_ones, w, 1);
 	q->far &= ~alone; /* what stale_deadline does for each of them */
 	while (alone) {
 		i = lowest_bit(alone);
 		alone &= alone - 1;
 		start_consuming(i, w[i]);
+	}
+	while (held_ones) {
+		i = lowest_bit(held_ones);
+		held_ones &= held_ones - 1;
+		start_tlb(i, w[i]);
 	}
 }
 
@@ -449,6 +492,7 @@ static const struct {
 	{"event-map", QEMU_EVENT_MAP},
 	{"bias", QEMU_BIAS},
 	{"other-harts", QEMU_OTHER_HARTS},
+	{"tlb-overflow", QEMU_TLB_OVERFLOW},
 };
 #define NR_QUIRK_NAMES (sizeof(quirk_names) / sizeof(quirk_names[0]))
 
@@ -490,13 +534,15 @@ static unsigned int quirks_wanted(void)
 void qemu_quirks_init(struct phys_ops *ops)
 {
 	qemu_quirks = quirks_wanted();
+	if (!ops->start_held)
+		qemu_quirks &= ~QEMU_TLB_OVERFLOW; /* a backend that cannot hold OF set */
 	far_all = qemu_quirks & QEMU_STALE_DEADLINE ? ~0U : 0;
 	hv_printf("vpmu: QEMU quirk workarounds:");
 	for (unsigned int i = 0; i < NR_QUIRK_NAMES; i++)
 		if (qemu_quirks & quirk_names[i].bit)
 			hv_printf(" %s", quirk_names[i].name);
 	hv_printf("%s\n", qemu_quirks ? "" : " none");
-	if (!(qemu_quirks & (QEMU_STALE_DEADLINE | QEMU_EVENT_MAP | QEMU_BIAS)))
+	if (!(qemu_quirks & (QEMU_STALE_DEADLINE | QEMU_EVENT_MAP | QEMU_BIAS | QEMU_TLB_OVERFLOW)))
 		return;
 	raw = *ops;
 	ops->start = qemu_start;

@@ -17,7 +17,8 @@ enum qemu_quirk {
 	QEMU_EVENT_MAP = 1U << 1,      /* Q2 */
 	QEMU_BIAS = 1U << 2,	       /* Q5 */
 	QEMU_OTHER_HARTS = 1U << 3,    /* -icount charges other harts' instructions */
-	QEMU_QUIRKS_ALL = (1U << 4) - 1,
+	QEMU_TLB_OVERFLOW = 1U << 4,   /* a TLB-event overflow under -icount aborts QEMU */
+	QEMU_QUIRKS_ALL = (1U << 5) - 1,
 };
 
 /* The quirks on (boot hart, qemu_quirks_init; constant afterwards) */
@@ -46,6 +47,12 @@ void qemu_set_wide(uint32_t mask);
  * is, else the host's, the map kept.
  */
 struct sbi_ret qemu_config(unsigned int idx, unsigned long flags, unsigned long ev, uint64_t data);
+
+/*
+ * Boot hart, from the probes: counters count instructions exactly (QEMU
+ * -icount), where a TLB-event overflow would abort QEMU (tlb-overflow)
+ */
+void qemu_note_icount(bool exact);
 
 /* Q2: the counter QEMU's map gives ev to on this hart, or -1 */
 int qemu_holder_of(const struct qemu_hart *q, unsigned long ev);

@@ -14,6 +14,7 @@
  * - its start re-arms a counter (clears mhpmevent.OF) only while sip.LCOFIP
  *   is clear (keeps_of).
  */
+#include "arch/riscv/csr.h"
 #include "arch/riscv/sbi_call.h"
 #include "vpmu/phys.h"
 #include "vpmu/phys/backend.h"
@@ -69,6 +70,21 @@ static long sbi_start(unsigned int idx, uint64_t value)
 	return r.error;
 }
 
+/*
+ * OpenSBI's configuration sets OF, and its start clears it only while
+ * sip.LCOFIP is clear: with LCOFIP raised around the start, the counter
+ * runs with OF set (the logic took any pending LCOFI before the start)
+ */
+static long sbi_start_held(unsigned int idx, uint64_t value)
+{
+	long err;
+
+	csr_set(CSR_SIP, 1UL << IRQ_PMU_OVF);
+	err = sbi_start(idx, value);
+	csr_clear(CSR_SIP, 1UL << IRQ_PMU_OVF);
+	return err;
+}
+
 static long sbi_stop(unsigned int idx)
 {
 	return phys_sbi_call(SBI_EXT_PMU_COUNTER_STOP, idx, 1, 0, 0, 0).error;
@@ -100,6 +116,7 @@ const struct phys_ops phys_sbi_ops = {
 	.name = "host SBI PMU",
 	.config_host = sbi_config,
 	.start = sbi_start,
+	.start_held = sbi_start_held,
 	.stop = sbi_stop,
 	.release = sbi_release,
 	.stop_read_one = sbi_stop_read_one,

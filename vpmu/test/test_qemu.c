@@ -48,6 +48,13 @@ static long fake_start(unsigned int idx, uint64_t value)
 	return SBI_SUCCESS;
 }
 
+static long fake_start_held(unsigned int idx, uint64_t value)
+{
+	csr[idx] = value;
+	note("T%u=%llx ", idx, (unsigned long long)value);
+	return SBI_SUCCESS;
+}
+
 static long fake_stop(unsigned int idx)
 {
 	note("P%u ", idx);
@@ -110,6 +117,7 @@ static const struct phys_ops fake_backend = {
 	.config_direct = fake_config_direct,
 	.config_host = fake_config_host,
 	.start = fake_start,
+	.start_held = fake_start_held,
 	.stop = fake_stop,
 	.release = fake_release,
 	.release_host = fake_release_host,
@@ -152,6 +160,7 @@ static void boot(const char *quirks)
 	ops = fake_backend;
 	qemu_quirks_init(&ops);
 	qemu_set_wide(0x7fff8);
+	qemu_note_icount(false);
 }
 
 static int setup(void **state)
@@ -400,6 +409,45 @@ static void test_event_map(void **state)
 	assert_int_equal(q()->ev[5], 0);
 }
 
+/* ---- tlb-overflow ---- */
+
+/*
+ * Under -icount a TLB-event counter always starts with OF held set (QEMU
+ * would abort raising its interrupt from a TLB fill): alone, by value, in
+ * a masked start and among starts with values; other counters as before.
+ * Without -icount nothing changes.
+ */
+static void test_tlb_counters_start_held(void **state)
+{
+	uint64_t values[32] = {0};
+
+	(void)state;
+	qemu_config(3, 0, 0x10019, 0);
+	qemu_config(4, 0, SBI_PMU_HW_INSTRUCTIONS, 0);
+	log_buf[0] = '\0';
+	qemu_start(3, -10ULL);
+	assert_string_equal(log_buf, "S3=ffffffffffffff00 P3 S3=fffffffffffffff6 ");
+	qemu_note_icount(true);
+	log_buf[0] = '\0';
+	qemu_start(3, -10ULL);
+	qemu_start(4, (1ULL << 63) + 1);
+	assert_string_equal(log_buf, "T3=fffffffffffffff6 S4=8000000000000001 ");
+	log_buf[0] = '\0';
+	csr[3] = 77;
+	qemu_start_mask(0x18);
+	assert_string_equal(log_buf, "M10 T3=4d ");
+	log_buf[0] = '\0';
+	values[3] = 5;
+	values[4] = (1ULL << 63) + 2;
+	qemu_start_values(0x18, values, 1);
+	assert_string_equal(log_buf, "V10:4=8000000000000002 T3=5 ");
+	/* configured for another event, counter 3 starts plainly again */
+	qemu_config(3, 0, SBI_PMU_HW_CPU_CYCLES, 0);
+	log_buf[0] = '\0';
+	qemu_start(3, (1ULL << 63) + 1);
+	assert_string_equal(log_buf, "S3=8000000000000001 ");
+}
+
 /* ---- the switch ---- */
 
 static void test_quirks_switch(void **state)
@@ -453,6 +501,7 @@ int main(void)
 		T(test_start_values_near_and_far),
 		T(test_start_mask_marks_far),
 		T(test_event_map),
+		T(test_tlb_counters_start_held),
 		T(test_quirks_switch),
 		T(test_quirks_off_do_nothing),
 	};
