@@ -8,11 +8,16 @@ VPMU_TEST_DEPS   := $(VPMU_TEST_LOGIC) $(wildcard vpmu/*.h vpmu/phys/*.h vpmu/te
 		    $(wildcard vpmu/test/stubs/*/*.h vpmu/test/stubs/*/*/*.h) \
 		    arch/riscv/sbi_spec.h vpmu/test/vpmu-test.mk
 
-$(BUILD)/unit/vpmu_test: vpmu/test/test_vpmu.c $(VPMU_TEST_DEPS)
+# One cmocka binary per file of the logic: vpmu/test/test_<file>.c (the tests of
+# vpmu/<file>.c, sharing vpmu/test/helpers.h) -> $(BUILD)/unit/vpmu_<file>_test
+VPMU_TEST_FILES  := sbi sets place vcpu overflow event probe
+VPMU_TESTS       := $(patsubst %,$(BUILD)/unit/vpmu_%_test,$(VPMU_TEST_FILES))
+
+$(VPMU_TESTS): $(BUILD)/unit/vpmu_%_test: vpmu/test/test_%.c $(VPMU_TEST_DEPS)
 	@mkdir -p $(dir $@)
 	$(VPMU_TEST_CC) -Wall -Wextra -Werror -O1 -g -fno-omit-frame-pointer $(HOST_SANITIZE) \
 		$(VPMU_TEST_INC) \
-		vpmu/test/test_vpmu.c $(VPMU_TEST_LOGIC) -lcmocka -o $@
+		$< $(VPMU_TEST_LOGIC) -lcmocka -o $@
 
 $(BUILD)/unit/vpmu_fuzz: vpmu/test/fuzz_vpmu.c $(VPMU_TEST_DEPS)
 	@mkdir -p $(dir $@)
@@ -27,7 +32,7 @@ $(BUILD)/unit/vpmu_qemu_test: vpmu/test/test_qemu.c vpmu/phys/qemu.c $(VPMU_TEST
 	$(VPMU_TEST_CC) -Wall -Wextra -Werror -O1 -g -fno-omit-frame-pointer $(HOST_SANITIZE) \
 		-Ivpmu/test/stubs -Icore/test/stubs -I. vpmu/test/test_qemu.c -lcmocka -o $@
 
-UNIT_TESTS += $(BUILD)/unit/vpmu_test $(BUILD)/unit/vpmu_fuzz $(BUILD)/unit/vpmu_qemu_test
+UNIT_TESTS += $(VPMU_TESTS) $(BUILD)/unit/vpmu_fuzz $(BUILD)/unit/vpmu_qemu_test
 
 # A short, bounded fuzzing run (about 30 s)
 .PHONY: vpmu-fuzz-smoke
