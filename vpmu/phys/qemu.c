@@ -295,7 +295,8 @@ static long qemu_start(unsigned int idx, uint64_t value)
 
 	far_init(q);
 	if (unlikely(held(q, idx)))
-		return start_tlb(idx, value); /* a TLB event: not timed, nothing stale, never biased */
+		return start_tlb(idx,
+				 value); /* a TLB event: not timed, nothing stale, never biased */
 	if (value >> 63) {
 		if (unlikely(qemu_ever_biased & bit))
 			return start_biased(q, idx, value);
