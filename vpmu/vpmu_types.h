@@ -36,9 +36,10 @@ struct vpmu_policy;
 struct vpmu;
 struct vpmu_hart {
 	struct vpmu *owner[VPMU_MAX_HW];
-	uint32_t owned;			 /* the counters with an owner */
-	uint32_t owners_changed;	 /* counts every change of owner[] */
-	uint32_t configs_changed;	 /* counts every configuration and release of a counter */
+	uint32_t owned; /* the counters with an owner */
+	/* 64 bits: never wraps, so that a count equal to one a vCPU saw means nothing changed */
+	uint64_t owners_changed;	 /* counts every change of owner[] */
+	uint64_t configs_changed;	 /* counts every configuration and release of a counter */
 	uint32_t event_idx[VPMU_MAX_HW]; /* what each owned counter is configured for */
 	uint64_t event_data[VPMU_MAX_HW];
 	uint8_t flags[VPMU_MAX_HW]; /* ... and with these host filter flags */
@@ -123,10 +124,10 @@ struct vpmu {
 	 * resident's owners_changed when it last owned every counter it placed
 	 * (after a load, at a put), and the counters put found near their top
 	 */
-	uint32_t owners_seen;
+	uint64_t owners_seen;
 	uint32_t near_hw;
 	/* resident's configs_changed at a put that found every counter it placed its own */
-	uint32_t configs_seen;
+	uint64_t configs_seen;
 	uint64_t shmem_gpa; /* snapshot area, valid if shmem_set */
 	bool shmem_set;
 	bool loaded;		    /* between vpmu_vcpu_load and vpmu_vcpu_put on this hart */

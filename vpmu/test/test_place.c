@@ -308,6 +308,30 @@ static void test_load_sees_owner_change(void **state)
 	assert_int_equal(vpmu_ctr_value(v, 3), 113);
 }
 
+/*
+ * The hart's owner and configuration counts never wrap: after another
+ * vCPU made 2^32 changes, a load must not take them for "nothing changed"
+ * and continue the other vCPU's counter as its own (32-bit counts did: v
+ * read 5,014 instead of 111).
+ */
+static void test_generation_counts_do_not_wrap(void **state)
+{
+	struct vpmu *w;
+
+	(void)state;
+	w = other_takes_counter_3(100, 5);
+	assert_int_equal(vpmu_counter_start(w, 3, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, 5000),
+			 SBI_SUCCESS);
+	fake_advance(8);
+	vpmu_vcpu_put(w);
+	/* as if the other vCPU had made exactly 2^32 changes since v's put */
+	fake_hart->owners_changed = v->owners_seen + (1ULL << 32);
+	fake_hart->configs_changed = v->configs_seen + (1ULL << 32);
+	vpmu_vcpu_load(v);
+	fake_advance(6);
+	assert_int_equal(vpmu_ctr_value(v, 3), 111);
+}
+
 /* --------------------------------------------------------------- starts */
 
 /*
@@ -343,17 +367,12 @@ static void test_start_direct(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		T(test_cfg_host_fallback_undone),
-		T(test_stop_reset_keeps_config_stopped),
-		T(test_stop_reset_config_evicted),
-		T(test_exclusive_event_evicts_other),
-		T(test_takeover_needs_the_event_map),
-		T(test_undo_leaves_counter_taken_over),
-		T(test_take_back_after_takeover),
-		T(test_no_take_back_after_release),
-		T(test_disjoint_counters_no_reprogramming),
-		T(test_load_sees_owner_change),
-		T(test_start_direct),
+		T(test_cfg_host_fallback_undone),	    T(test_stop_reset_keeps_config_stopped),
+		T(test_stop_reset_config_evicted),	    T(test_exclusive_event_evicts_other),
+		T(test_takeover_needs_the_event_map),	    T(test_undo_leaves_counter_taken_over),
+		T(test_take_back_after_takeover),	    T(test_no_take_back_after_release),
+		T(test_disjoint_counters_no_reprogramming), T(test_load_sees_owner_change),
+		T(test_generation_counts_do_not_wrap),	    T(test_start_direct),
 	};
 
 	return cmocka_run_group_tests_name("vpmu_place", tests, NULL, NULL);
