@@ -61,16 +61,26 @@ struct vpmu_ctr {
 	uint64_t value; /* virtual value; live in the physical counter while STARTED and loaded */
 };
 
+/* A raw event an EVENT_GET_INFO call asked the host about, and the answer */
+struct vpmu_evinfo_raw {
+	bool known;
+	uint32_t idx;
+	uint64_t data;
+	uint32_t out;
+};
+#define VPMU_EVINFO_RAW_SEEN 8
+
 /* An EVENT_GET_INFO call answered in slices (event.c): where it stopped */
 struct vpmu_evinfo {
 	unsigned long lo, num; /* the call it belongs to */
+	unsigned long pc;      /* ... and where its ecall is (a new call starts over) */
 	unsigned long next;    /* the next entry of the current pass (E1: at most num while busy) */
+	unsigned int from;     /* ... and its next candidate counter (a raw event's probes) */
 	bool checked;	       /* the first pass (every entry well formed) is done */
 	bool busy;
-	bool raw_known; /* the last raw event answered, so a repeat costs no host call */
-	uint32_t raw_idx;
-	uint64_t raw_data;
-	uint32_t raw_out;
+	/* the last raw events answered: a repeat costs no host call (reset per call) */
+	unsigned int raw_next;
+	struct vpmu_evinfo_raw raw[VPMU_EVINFO_RAW_SEEN];
 };
 
 /*
