@@ -256,8 +256,8 @@ static int hw_event_supported(struct vpmu *v, unsigned long event_idx, uint64_t 
 /* This call's answer for a raw event asked before, or -1 */
 static int raw_seen(const struct vpmu_evinfo *st, unsigned long event_idx, uint64_t data)
 {
-	for (unsigned int i = 0; i < VPMU_EVINFO_RAW_SEEN; i++)
-		if (st->raw[i].known && st->raw[i].idx == event_idx && st->raw[i].data == data)
+	for (unsigned int i = 0; i < st->raw_known && i < VPMU_EVINFO_RAW_SEEN; i++)
+		if (st->raw[i].idx == event_idx && st->raw[i].data == data)
 			return (int)st->raw[i].out;
 	return -1;
 }
@@ -265,9 +265,8 @@ static int raw_seen(const struct vpmu_evinfo *st, unsigned long event_idx, uint6
 static void raw_remember(struct vpmu_evinfo *st, unsigned long event_idx, uint64_t data,
 			 uint32_t out)
 {
-	struct vpmu_evinfo_raw *r = &st->raw[st->raw_next++ % VPMU_EVINFO_RAW_SEEN];
-
-	*r = (struct vpmu_evinfo_raw){true, (uint32_t)event_idx, data, out};
+	st->raw[st->raw_known++ % VPMU_EVINFO_RAW_SEEN] =
+		(struct vpmu_evinfo_raw){(uint32_t)event_idx, data, out};
 }
 
 static bool evinfo_entry(struct vpmu *v, unsigned long lo, unsigned long i,
@@ -308,7 +307,7 @@ struct sbi_ret vpmu_event_get_info(struct vpmu *v, unsigned long lo, unsigned lo
 		st->next = 0;
 		st->from = 0;
 		st->checked = false;
-		__builtin_memset(st->raw, 0, sizeof(st->raw));
+		st->raw_known = 0;
 	}
 	/* First pass: every entry readable and well formed, nothing written */
 	for (; !st->checked && st->next < num; st->next++, work++) {

@@ -63,7 +63,6 @@ struct vpmu_ctr {
 
 /* A raw event an EVENT_GET_INFO call asked the host about, and the answer */
 struct vpmu_evinfo_raw {
-	bool known;
 	uint32_t idx;
 	uint64_t data;
 	uint32_t out;
@@ -78,8 +77,8 @@ struct vpmu_evinfo {
 	unsigned int from;     /* ... and its next candidate counter (a raw event's probes) */
 	bool checked;	       /* the first pass (every entry well formed) is done */
 	bool busy;
-	/* the last raw events answered: a repeat costs no host call (reset per call) */
-	unsigned int raw_next;
+	/* the last raw events answered (how many so far): a repeat costs no host call */
+	unsigned int raw_known;
 	struct vpmu_evinfo_raw raw[VPMU_EVINFO_RAW_SEEN];
 };
 
@@ -143,6 +142,12 @@ struct vpmu {
 	bool loaded;		    /* between vpmu_vcpu_load and vpmu_vcpu_put on this hart */
 	struct vpmu_hart *resident; /* the hart its counters are configured on */
 	const struct vpmu_policy *policy; /* never NULL once initialised */
+	/*
+	 * The guest it belongs to (vpmu_vcpu_set_guest): a configuration is taken
+	 * over only from a vCPU of the same guest, so that the time a
+	 * CONFIG_MATCHING takes says nothing about what another guest counts
+	 */
+	unsigned int guest;
 	/*
 	 * V6: derived from the layout and the policy (vpmu_vcpu_set_policy):
 	 * the counters it may use, of which firmware ones, and num_counters.
