@@ -309,6 +309,31 @@ static void test_load_sees_owner_change(void **state)
 }
 
 /*
+ * A configuration is taken over only from a vCPU of the same guest: one of
+ * another guest configures the counter anew (a host call), so the time its
+ * CONFIG_MATCHING takes does not tell which events v had there.
+ */
+static void test_no_take_over_between_guests(void **state)
+{
+	struct vpmu *w;
+
+	(void)state;
+	cfg_start(3, 1, EV_INSTR, 100);
+	fake_advance(1);
+	w = switch_to_other();
+	vpmu_vcpu_set_guest(w, 1);
+	fake.n_config = 0;
+	assert_int_equal(vpmu_counter_config_matching(w, 3, 1, 0, EV_INSTR, 0).value, 3);
+	assert_int_equal(fake.n_config, 1);
+	assert_ptr_equal(fake_hart->owner[3], w);
+	/* and v, back, configures its counter again and counts on from its value */
+	vpmu_vcpu_put(w);
+	vpmu_vcpu_load(v);
+	fake_advance(2);
+	assert_int_equal(vpmu_ctr_value(v, 3), 103);
+}
+
+/*
  * The hart's owner and configuration counts never wrap: after another
  * vCPU made 2^32 changes, a load must not take them for "nothing changed"
  * and continue the other vCPU's counter as its own (32-bit counts did: v
@@ -367,12 +392,19 @@ static void test_start_direct(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		T(test_cfg_host_fallback_undone),	    T(test_stop_reset_keeps_config_stopped),
-		T(test_stop_reset_config_evicted),	    T(test_exclusive_event_evicts_other),
-		T(test_takeover_needs_the_event_map),	    T(test_undo_leaves_counter_taken_over),
-		T(test_take_back_after_takeover),	    T(test_no_take_back_after_release),
-		T(test_disjoint_counters_no_reprogramming), T(test_load_sees_owner_change),
-		T(test_generation_counts_do_not_wrap),	    T(test_start_direct),
+		T(test_cfg_host_fallback_undone),
+		T(test_stop_reset_keeps_config_stopped),
+		T(test_stop_reset_config_evicted),
+		T(test_exclusive_event_evicts_other),
+		T(test_takeover_needs_the_event_map),
+		T(test_undo_leaves_counter_taken_over),
+		T(test_take_back_after_takeover),
+		T(test_no_take_back_after_release),
+		T(test_disjoint_counters_no_reprogramming),
+		T(test_load_sees_owner_change),
+		T(test_generation_counts_do_not_wrap),
+		T(test_no_take_over_between_guests),
+		T(test_start_direct),
 	};
 
 	return cmocka_run_group_tests_name("vpmu_place", tests, NULL, NULL);
