@@ -27,21 +27,6 @@ void vpmu_host_cancel_lcofi(struct vpmu *v)
 	vcpu_arch_cancel_lcofi(container_of(v, struct vcpu, vpmu));
 }
 
-uint32_t vpmu_host_fw_events(void)
-{
-	/*
-	 * What the core counts (vcpu_fw_event callers): illegal instructions it
-	 * injects, SET_TIMER, IPIs and remote fences. Misaligned and access
-	 * faults are delegated to the guest (never seen here); a guest has no
-	 * HFENCE to ask for.
-	 */
-	return BIT(SBI_PMU_FW_ILLEGAL_INSN) | BIT(SBI_PMU_FW_SET_TIMER) | BIT(SBI_PMU_FW_IPI_SENT) |
-	       BIT(SBI_PMU_FW_IPI_RCVD) | BIT(SBI_PMU_FW_FENCE_I_SENT) |
-	       BIT(SBI_PMU_FW_FENCE_I_RCVD) | BIT(SBI_PMU_FW_SFENCE_VMA_SENT) |
-	       BIT(SBI_PMU_FW_SFENCE_VMA_RCVD) | BIT(SBI_PMU_FW_SFENCE_VMA_ASID_SENT) |
-	       BIT(SBI_PMU_FW_SFENCE_VMA_ASID_RCVD);
-}
-
 bool vpmu_host_option(const char *word)
 {
 	return hostdt_option(word);

@@ -21,6 +21,9 @@ machine-readable scripts use `perf stat -x ,` ("<count>,,<event>,...") and `perf
                    the overflow of the loop's last instruction is taken at loop_end)
     fw=A,B         SBI firmware events A, B (decimal ids: 5 SET_TIMER, 6 IPI_SENT, 7 IPI_RECEIVED)
                    counted > 0 by `perf stat -a -e r80000000000000XX`
+    fw-all         all 22 standard firmware events at once, per task (`perf stat fw22`) and
+                   system-wide (`fw22a`): every row reads a count (0 for events the hypervisor
+                   never sees) and counted 100% of the time (no event left out of the schedule)
 """
 import argparse
 import os
@@ -43,6 +46,8 @@ RE_SECTION = re.compile(r"^=== (.*?) ===")
 # and "5000002,,instructions:u")
 RE_STAT_CUT = re.compile(r"^[0-9]+(,[^,]*){0,2}$")
 RE_STAT_CSV = re.compile(r"^\s*([0-9]+|<not supported>|<not counted>),[^,]*,([^,]+),")
+# ... and its time counted, in percent: "<count>,,<event>,<time>,<pct>,,"
+RE_STAT_PCT = re.compile(r"^\s*[^,]*,[^,]*,([^,]+),[^,]*,([0-9.]+),")
 RE_IP = re.compile(r"^\s*([0-9a-f]+)\s*$")
 RE_DONE = re.compile(r"^=== done === \(([0-9.]+) s monotonic\)")
 RE_INIT = re.compile(r"^\[init\] pmuvisor\.run=(\S+), started at ([0-9.]+) s monotonic")
@@ -100,8 +105,8 @@ def map_base(build):
 # ---------------------------------------------------------------- parsing guest output
 def parse(lines):
     """Console lines of one Linux guest (prefix removed) -> dict of what perf printed."""
-    info = {"sections": {}, "stat": {}, "done": None, "init": None, "lines": lines,
-            "recordings": []}
+    info = {"sections": {}, "stat": {}, "stat_pct": {}, "done": None, "init": None,
+            "lines": lines, "recordings": []}
     cur = cut = None
     for ln in lines:
         m = RE_DONE.match(ln)
@@ -136,6 +141,9 @@ def parse(lines):
             wl = cur.split()[2]
             val = int(m.group(1)) if m.group(1).isdigit() else m.group(1)
             info["stat"][(wl, m.group(2))] = val
+            mp = RE_STAT_PCT.match(ln)
+            if mp:
+                info["stat_pct"][(wl, mp.group(1))] = float(mp.group(2))
         elif cur.startswith("perf script "):
             m = RE_IP.match(ln)
             if m:
@@ -241,7 +249,7 @@ def parse_words(words):
     spec = {}
     for w in words:
         key, _, val = w.partition("=")
-        if key not in ("probe", "exact", "approx", "record", "fw"):
+        if key not in ("probe", "exact", "approx", "record", "fw", "fw-all"):
             raise ValueError(f"unknown linux check {w!r}")
         spec[key] = val
     return spec
@@ -314,13 +322,30 @@ def check_guest(name, info, spec, res, verbose, native=None, build=None):
         for ev in [int(x) for x in spec["fw"].split(",") if x]:
             raw = f"r{(2 << 62) | ev:016x}"
             cname = f"{name}:linux:fw-{FW_NAMES.get(ev, ev)}"
-            vals = [v for (wl, e), v in info["stat"].items() if e == raw]
+            vals = [v for (wl, e), v in info["stat"].items()
+                    if wl == "fw" and e == raw]
             if not vals:
                 res.fail(cname, f"no perf stat count of {raw}")
             elif all(isinstance(v, int) and v > 0 for v in vals):
                 res.ok(cname, verbose)
             else:
                 res.fail(cname, f"{raw} counted {vals[0]}")
+
+    if "fw-all" in spec:
+        for wl in ("fw22", "fw22a"):
+            for ev in range(22):
+                raw = f"r{(2 << 62) | ev:016x}"
+                cname = f"{name}:linux:{wl}-{ev}"
+                val = info["stat"].get((wl, raw))
+                pct = info["stat_pct"].get((wl, raw))
+                if val is None:
+                    res.fail(cname, f"no perf stat row of {raw}")
+                elif not isinstance(val, int):
+                    res.fail(cname, f"{raw} read {val}")
+                elif pct != 100.0:
+                    res.fail(cname, f"{raw} counted {pct}% of the time")
+                else:
+                    res.ok(cname, verbose)
 
     if info["done"] is None:
         res.fail(f"{name}:linux:done", "no '=== done ===' line from /init")

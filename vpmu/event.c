@@ -67,11 +67,14 @@ static int ev_classify(unsigned long event_idx, uint64_t data, int *key)
 		return (data >> RAW2_DATA_BITS) ? EVK_UNSUPPORTED : EVK_HW;
 	case SBI_PMU_EVENT_TYPE_FW:
 		/*
-		 * Only the events the hypervisor counts (misaligned and access
-		 * faults go to the guest without it; the guest has no HFENCE);
-		 * no SBI_PMU_FW_PLATFORM nor implementation events.
+		 * Every standard event, as a host's SBI offers them: those the
+		 * hypervisor never sees (misaligned and access faults go to the
+		 * guest without it; a guest has no HFENCE to ask for) count 0, as
+		 * on a host whose firmware never takes them, and perf schedules
+		 * them with the others. No SBI_PMU_FW_PLATFORM nor implementation
+		 * events.
 		 */
-		if (code >= SBI_PMU_FW_MAX || data || !((vpmu_host_fw_events() >> code) & 1))
+		if (code >= SBI_PMU_FW_MAX || data)
 			return EVK_UNSUPPORTED;
 		return EVK_FW;
 	default:

@@ -52,9 +52,6 @@ void vpmu_host_raise_lcofi(struct vpmu *v);
  */
 void vpmu_host_cancel_lcofi(struct vpmu *v);
 
-/* The SBI_PMU_FW_* events the core counts for guests (bit = event code) */
-uint32_t vpmu_host_fw_events(void);
-
 /* The hypervisor's bootargs hold this word (e.g. "pmu-backend=sbi") */
 bool vpmu_host_option(const char *word);
 /* The value of key=value in the bootargs (up to the next space), or NULL */

@@ -43,6 +43,14 @@ struct script {
 #define REPORT	   "/bin/perf report -i /tmp/perf.data --stdio"
 #define SCRIPT_IP  "/bin/perf script -i /tmp/perf.data -F ip"
 #define FW_EVENTS  "r8000000000000005,r8000000000000006,r8000000000000007"
+/* every standard SBI firmware event, 0..21 (SBI v3.0 table "PMU firmware events") */
+#define FW_ALL                                                                                     \
+	"r8000000000000000,r8000000000000001,r8000000000000002,r8000000000000003,"                 \
+	"r8000000000000004,r8000000000000005,r8000000000000006,r8000000000000007,"                 \
+	"r8000000000000008,r8000000000000009,r800000000000000a,r800000000000000b,"                 \
+	"r800000000000000c,r800000000000000d,r800000000000000e,r800000000000000f,"                 \
+	"r8000000000000010,r8000000000000011,r8000000000000012,r8000000000000013,"                 \
+	"r8000000000000014,r8000000000000015"
 
 /*
  * The script of `make run` (dts/default.dts), also what `make sampling`
@@ -92,6 +100,8 @@ static const struct step perf_exact[] = {
 /* SBI firmware events of a guest that sleeps on 2 vCPUs. */
 static const struct step perf_fw[] = {
 	{"perf stat fw nsleep", "/bin/perf stat -x , -a -e " FW_EVENTS " /bin/nsleep"},
+	{"perf stat fw22 nsleep", "/bin/perf stat -x , -e " FW_ALL " /bin/nsleep"},
+	{"perf stat fw22a nsleep", "/bin/perf stat -x , -a -e " FW_ALL " /bin/nsleep"},
 	{"uptime", "cat /proc/uptime"},
 	{NULL, NULL}};
 

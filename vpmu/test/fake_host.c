@@ -37,7 +37,6 @@ void fake_reset(void)
 	fake.prog_cycles_count = true;
 	fake.event_exclusive = true;
 	fake.sscofpmf = true;
-	fake.fw_events = 0x3ff0; /* as core/vpmu_host.c: events 4..13 */
 	fake.cycles_map = 0x7fff8;
 	/* OpenSBI leaves mcycle and minstret running from boot */
 	fake.c[0].configured = fake.c[2].configured = true;
@@ -438,11 +437,6 @@ void vpmu_host_cancel_lcofi(struct vpmu *v)
 {
 	(void)v;
 	fake.nr_lcofi_cancel++;
-}
-
-uint32_t vpmu_host_fw_events(void)
-{
-	return fake.fw_events;
 }
 
 bool vpmu_host_option(const char *word)

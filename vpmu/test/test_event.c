@@ -215,10 +215,10 @@ static void test_event_info_outputs(void **state)
 		{EV_RAW2, 7, FAKE_RAW2_OK},
 		{EV_INSTR, 7, 1},  /* event_data is meaningless for types 0/1: ignored */
 		{0x40000, 7, 0},   /* type 4: reserved, nothing counts it */
-		{EV_FW(0), 7, 0},  /* misaligned loads never reach the hypervisor */
-		{EV_FW(14), 7, 0}, /* HFENCE: a guest has none */
+		{EV_FW(0), 7, 0},  /* misaligned loads never reach the hypervisor: count 0 */
+		{EV_FW(14), 7, 0}, /* HFENCE: a guest has none: count 0 */
 	};
-	static const uint32_t want[] = {1, 1, 1, 0, 0, 1, 0, 0, 1, 0, 1, 1, 0, 0, 0};
+	static const uint32_t want[] = {1, 1, 1, 0, 0, 1, 0, 0, 1, 0, 1, 1, 0, 1, 1};
 	unsigned int i, n = sizeof(e) / sizeof(e[0]);
 
 	(void)state;
