@@ -334,12 +334,12 @@ struct sbi_ret vpmu_event_get_info(struct vpmu *v, unsigned long lo, unsigned lo
 		int kind, got;
 
 		if (work >= EVINFO_SLICE) {
-			sync_hw(v);
+			sync_hw_deadline(v, false);
 			return ret_err(VPMU_RET_RESTART);
 		}
 		if (!evinfo_entry(v, lo, st->next, &e)) {
 			st->busy = false;
-			sync_hw(v);
+			sync_hw_deadline(v, false);
 			return ret_err(SBI_ERR_INVALID_ADDRESS);
 		}
 		kind = ev_classify(e.event_idx, evinfo_data(&e), &key);
@@ -355,7 +355,7 @@ struct sbi_ret vpmu_event_get_info(struct vpmu *v, unsigned long lo, unsigned lo
 			got = hw_event_supported(v, e.event_idx, evinfo_data(&e), key, allowed,
 						 &st->from, &work);
 			if (got < 0) { /* this entry goes on in the next slice */
-				sync_hw(v);
+				sync_hw_deadline(v, false);
 				return ret_err(VPMU_RET_RESTART);
 			}
 			st->from = 0;
@@ -369,11 +369,12 @@ struct sbi_ret vpmu_event_get_info(struct vpmu *v, unsigned long lo, unsigned lo
 						  offsetof(struct event_info_entry, output),
 					  &out, sizeof(out))) {
 			st->busy = false;
-			sync_hw(v);
+			sync_hw_deadline(v, false);
 			return ret_err(SBI_ERR_INVALID_ADDRESS);
 		}
 	}
 	st->busy = false;
-	sync_hw(v); /* probing may have had to undo a host fallback */
+	/* probing may have evicted a stopped configuration; no started one moved */
+	sync_hw_deadline(v, false);
 	return ret_val(0);
 }

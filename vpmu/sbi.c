@@ -103,8 +103,13 @@ struct sbi_ret vpmu_counter_config_matching(struct vpmu *v, unsigned long base, 
 						   fixed, first, &a, &idx);
 		}
 	}
+	/*
+	 * Configuring moves no started counter, so the next wrap is where it
+	 * was: only hcounteren changes (a refused reconfiguration reloads
+	 * the old event).
+	 */
 	if (err) {
-		sync_hw(v); /* a refused reconfiguration reloads the old event */
+		sync_hw_deadline(v, false);
 		return ret_err(err);
 	}
 
@@ -115,8 +120,9 @@ struct sbi_ret vpmu_counter_config_matching(struct vpmu *v, unsigned long base, 
 	}
 	/* a START of this counter from its value, as the guest could make it next */
 	if (flags & SBI_PMU_CFG_FLAG_AUTO_START)
-		set_start(v, idx, 1, 0, 0);
-	sync_hw(v);
+		set_start(v, idx, 1, 0, 0); /* syncs, the deadline too if near its top */
+	else
+		sync_hw_deadline(v, false);
 	return ret_val(idx);
 }
 

@@ -233,6 +233,35 @@ static void test_event_info_outputs(void **state)
 	assert_int_equal(((struct einfo *)ram(EI))[8].event_data, FAKE_RAW_OK);
 }
 
+/*
+ * A configuration, with or without a probe, starts and stops nothing, so
+ * the next wrap of a running counter is where its start put it: the
+ * deadline stays (moving it would re-arm the hart's timer on every call
+ * of a guest that samples). Counters advance at most counts_per_tick, so
+ * a recomputed deadline is later when they advanced less: here not at all.
+ */
+static void test_config_keeps_deadline(void **state)
+{
+	static const struct einfo e[] = {{EV_CYCLES, 0, 0}, {EV_RAW2, 0, FAKE_RAW2_OK}};
+	uint64_t d;
+
+	(void)state;
+	cfg_start(4, 1, EV_DTLB_RD, -5000UL);
+	d = v->deadline;
+	assert_int_equal(d, fake.now + 4999 / 100 + 1);
+	fake.now += 10;
+	assert_int_equal(CFG(3, 1, 0, EV_INSTR, 0).value, 3);
+	assert_int_equal(v->deadline, d);
+	assert_int_equal(CFG(5, 1, SBI_PMU_CFG_FLAG_SKIP_MATCH, EV_INSTR, 0).error, SBI_SUCCESS);
+	assert_int_equal(v->deadline, d);
+	assert_int_equal(CFG(6, 1, 0, 0x40000, 0).error, SBI_ERR_NOT_SUPPORTED);
+	assert_int_equal(v->deadline, d);
+	put_entries(e, 2);
+	assert_int_equal(EVINFO(EI, 0, 2, 0).error, SBI_SUCCESS);
+	assert_int_equal(output_of(1), 1); /* probed on a free counter */
+	assert_int_equal(v->deadline, d);
+}
+
 static void test_event_info_busy_counters(void **state)
 {
 	static const struct einfo e[] = {{EV_CYCLES, 0, 0}, {EV_DTLB_RD, 0, 0}};
@@ -398,6 +427,7 @@ int main(void)
 		T(test_cfg_instret_fixed),
 		T(test_cfg_no_other_event_on_fixed),
 		T(test_event_info_outputs),
+		T(test_config_keeps_deadline),
 		T(test_event_info_busy_counters),
 		T(test_event_info_errors),
 		T(test_event_info_in_slices),
