@@ -53,6 +53,7 @@ RE_SUMMARY = re.compile(r"pmuvisor: all guests stopped: (\d+) ok, (\d+) failed")
 RE_PANIC = re.compile(r"pmuvisor: PANIC")
 RE_TAP = re.compile(r"^(not )?ok \d+(?: - (\S+)(.*))?")
 RE_TAP_GROUP = re.compile(r"^# (not )?ok - ")
+RE_TAP_SKIP = re.compile(r"^not ok \d+ # SKIP (\S+)")
 
 
 class Results:
@@ -188,7 +189,7 @@ def run_unit(path, res, args):
         return
     # cmocka's TAP: `1..N` per group, then `ok <i> - <test>` or `not ok <i> - <test> [why]`
     # followed by `# <detail>` lines; a skipped test is `not ok <i> # SKIP <test>` (not counted)
-    planned = seen = passed = failed = 0
+    planned = seen = passed = failed = skipped = 0
     for i, ln in enumerate(lines):
         m = re.match(r"1\.\.(\d+)$", ln)
         if m:
@@ -198,6 +199,12 @@ def run_unit(path, res, args):
             continue
         seen += 1
         if m.group(2) is None:
+            m = RE_TAP_SKIP.match(ln)
+            if m:  # with the reason the test gave on its next line, if any
+                skipped += 1
+                why = lines[i + 1][2:] if i + 1 < len(lines) and lines[i + 1].startswith(
+                    "# ") else ""
+                print(f"  SKIP {name}:{m.group(1)}" + (f": {why}" if why else ""))
             continue
         if not m.group(1):
             passed += 1
@@ -216,7 +223,7 @@ def run_unit(path, res, args):
                  "last lines:\n" + last_lines(lines))
     elif rc != 0 and not failed:
         res.fail(name, f"exit status {rc} with no failed test")
-    print(f"   {passed} passed, {failed} failed")
+    print(f"   {passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else ""))
 
 
 def print_counts(res, before_p, before_f, elapsed, log):
