@@ -859,9 +859,9 @@ struct vcpu_ctx *sched_guest_ecall(struct vcpu_ctx *c)
 	vcpu_ecall_end(v, vpmu_sbi_call(&v->vpmu, c->regs[16], &c->regs[10]));
 	/* the hart looked up again after each call: no register keeps it across one */
 	h = this_hart();
-	if (__builtin_expect(!sched_pmu_call_unchanged(h, v, &h->seen), 0))
+	if (unlikely(!sched_pmu_call_unchanged(h, v, &h->seen)))
 		goto to_loop;
-	if (__builtin_expect(vcpu_arch_lcofi_work(&v->arch), 0)) {
+	if (unlikely(vcpu_arch_lcofi_work(&v->arch))) {
 		vcpu_arch_prepare_entry(v);
 		if (vcpu_arch_wants_recheck(&v->arch) && !this_hart()->seen.recheck)
 			goto to_loop;
