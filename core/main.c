@@ -6,9 +6,9 @@
 #include <libfdt.h>
 #include <string.h>
 #include "core/bundle.h"
-#include "arch/riscv/cpu.h"
 #include "core/config.h"
 #include "core/console.h"
+#include "arch/riscv/cpu.h"
 #include "core/guest_fdt.h"
 #include "core/hart.h"
 #include "core/hostdt.h"
@@ -16,6 +16,7 @@
 #include "core/mm.h"
 #include "core/sbi.h"
 #include "arch/riscv/sbi_call.h"
+#include "core/sched.h"
 #include "arch/riscv/timer.h"
 #include "core/vcpu.h"
 #include "core/vm.h"

@@ -11,6 +11,7 @@
 #include "core/sbi.h"
 #include "arch/riscv/sbi_call.h"
 #include "core/sbi_hartmask.h"
+#include "core/sched.h"
 #include "core/vcpu.h"
 #include "core/vm.h"
 

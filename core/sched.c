@@ -10,6 +10,7 @@
 #include "core/hart.h"
 #include "core/hostdt.h"
 #include "arch/riscv/sbi_call.h"
+#include "core/sched.h"
 #include "arch/riscv/timer.h"
 #include "core/vcpu.h"
 #include "core/vm.h"

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* Cross-hart signalling to vCPUs: interrupts, firmware events, kicks. */
-#include "core/hart.h"
 #include "arch/riscv/cpu.h"
+#include "core/hart.h"
+#include "core/sched.h"
 #include "core/vcpu.h"
 #include "core/vm.h"
 

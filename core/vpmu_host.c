@@ -2,6 +2,7 @@
 /* What the vPMU needs from the core: its vCPU's guest memory. */
 #include "core/hart.h"
 #include "core/hostdt.h"
+#include "core/sched.h"
 #include "arch/riscv/timer.h"
 #include "core/vcpu.h"
 #include "core/vm.h"
