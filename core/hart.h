@@ -6,7 +6,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "arch/riscv/cpu.h"
+#include "core/excl.h"
 #include "core/lib.h"
+#include "arch/riscv/timer.h"
 #include "vpmu/vpmu.h"
 
 #define HART_MAX 8
@@ -29,21 +31,15 @@ struct hart {
 	struct vcpu *cur;    /* the vCPU being run */
 	struct vcpu *loaded; /* the vCPU whose state is live in the CSRs */
 	unsigned long slice_end;
-	uint64_t timer_armed;	   /* what the hart's timer holds, to skip rewrites */
-	volatile uint64_t wake_at; /* halted until then: see sched_sleep() */
+	uint64_t timer_armed; /* what the hart's timer holds, to skip rewrites */
 	bool resched;
-	bool excl; /* exclusive counting is on (sched_excl_init): the PMU lane tests both at once */
-	bool exit_handled;		 /* the trap vector's short way answered the vCPU's exit */
-	struct sched_seen seen;		 /* ... and what it compares with after every SBI call */
-	struct hart_status *status;	 /* &hart_status[index] */
-	bool settled;			 /* reached its first idle or guest entry (boot barrier) */
-	uint64_t excl_turn_end;		 /* exclusive counting: when its turn with the token ends */
-	uint64_t excl_rest_until;	 /* ... and until when it leaves the others alone */
-	const struct vcpu *excl_counter; /* ... the vCPU that counted with it */
-	uint64_t excl_pause_end; /* ... which, having stopped, keeps it until then (0: counts) */
-	volatile unsigned long park_gen; /* the last token release it has seen while parked */
-	bool fence_pending;		 /* a guest remote fence waits for it to leave its park */
-	struct vpmu_hart pmu;		 /* whose configuration each physical counter holds */
+	bool excl_on;		/* excl_enabled (core/excl.h): the PMU lane tests both at once */
+	bool exit_handled;	/* the trap vector's short way answered the vCPU's exit */
+	struct sched_seen seen; /* ... and what it compares with after every SBI call */
+	struct hart_status *status; /* &hart_status[index] */
+	bool settled;		    /* reached its first idle or guest entry (boot barrier) */
+	struct excl_hart excl;	    /* exclusive counting: its turn, its park (core/excl.c) */
+	struct vpmu_hart pmu;	    /* whose configuration each physical counter holds */
 };
 
 /*
@@ -74,6 +70,13 @@ extern unsigned int nr_harts;
 static inline struct hart *this_hart(void)
 {
 	return cpu_get_tp();
+}
+
+/* What hart h does from now on, for the hang report */
+static inline void hart_set_doing(struct hart *h, enum hart_doing d)
+{
+	h->status->doing = d;
+	h->status->since = timer_now();
 }
 
 #endif

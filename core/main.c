@@ -9,6 +9,7 @@
 #include "core/config.h"
 #include "core/console.h"
 #include "arch/riscv/cpu.h"
+#include "core/excl.h"
 #include "core/guest_fdt.h"
 #include "core/hart.h"
 #include "core/hostdt.h"
@@ -237,7 +238,7 @@ void hv_main(unsigned long hartid, const void *fdt)
 	}
 	sched_wait_settled(nr_harts - 1);
 	vpmu_probe_other_harts();
-	sched_excl_init();
+	excl_init(vpmu_counts_other_harts());
 	create_guests();
 	sched_kick_and_settle();
 	hart_start(boot);

@@ -33,13 +33,7 @@ void sched_kick_and_settle(void);
 /* Boot probe for vpmu: another (idle, settled) hart spins while this one sleeps */
 bool sched_busy_other_hart(unsigned long iters);
 
-/* After the vPMU's boot probes: whether vCPUs with running counters run alone */
-void sched_excl_init(void);
-/* A vCPU's hardware counters are about to start on this hart (vpmu_host.h) */
-void sched_excl_counting_starts(struct vcpu *v);
-/* Of the harts in hmask (hartid bits), those a remote fence must reach now */
-unsigned long sched_fence_now(unsigned long hmask);
-/* Whether waking hart h for new work needs an IPI now */
-bool sched_needs_ipi(const struct hart *h);
+/* Exclusive counting's release (core/excl.c): a vCPU with running counters leaves the hart */
+void sched_put_counting(struct hart *h);
 
 #endif

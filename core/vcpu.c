@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* Cross-hart signalling to vCPUs: interrupts, firmware events, kicks. */
 #include "arch/riscv/cpu.h"
+#include "core/excl.h"
 #include "core/hart.h"
-#include "core/sched.h"
 #include "core/vcpu.h"
 #include "core/vm.h"
 
@@ -25,7 +25,7 @@ void vcpu_kick(struct vcpu *v)
 	struct hart *h = this_hart();
 
 	if (v->hart != h) {
-		if (sched_needs_ipi(v->hart))
+		if (excl_needs_ipi(v->hart))
 			hart_send_ipi(v->hart->hartid);
 	} else if (v != h->cur)
 		h->resched = true; /* let a sleeping vCPU on this hart get its turn */

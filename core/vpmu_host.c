@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* What the vPMU needs from the core: its vCPU's guest memory. */
+#include "core/excl.h"
 #include "core/hart.h"
 #include "core/hostdt.h"
 #include "core/sched.h"
@@ -50,7 +51,7 @@ bool vpmu_host_has_sscofpmf(void)
 
 void vpmu_host_counting_starts(struct vpmu *v)
 {
-	sched_excl_counting_starts(container_of(v, struct vcpu, vpmu));
+	excl_counting_starts(container_of(v, struct vcpu, vpmu));
 }
 
 bool vpmu_host_busy_other_hart(unsigned long iters)
