@@ -16,7 +16,10 @@
 struct vcpu;
 struct hart_status;
 
-/* What the scheduler armed the hart's timer and chose the vCPU from */
+/*
+ * What the scheduler armed the hart's timer and chose the vCPU from: filled
+ * by sched_see, compared by sched_fast_return (core/sched_internal.h)
+ */
 struct sched_seen {
 	uint64_t timer, pmu_deadline;
 	bool recheck, counting;

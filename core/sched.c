@@ -6,16 +6,15 @@
  */
 #include "arch/riscv/cpu.h"
 #include "arch/riscv/csr.h"
-#include "core/ecall.h"
 #include "core/excl.h"
 #include "core/hart.h"
 #include "core/hostdt.h"
-#include "arch/riscv/sbi_call.h"
 #include "core/sched.h"
+#include "core/sched_internal.h"
 #include "arch/riscv/timer.h"
 #include "core/vcpu.h"
 #include "core/vm.h"
-#include "vpmu/vpmu_sbi.h"
+#include "vpmu/vpmu.h"
 
 struct hart harts[HART_MAX];
 struct hart_status hart_status[HART_MAX];
@@ -389,141 +388,6 @@ void sched_timer_tick(struct hart *h)
 	h->timer_armed = UINT64_MAX;
 	if (timer_now() >= h->slice_end)
 		h->resched = true;
-}
-
-static void sched_see(const struct vcpu *v, struct sched_seen *s)
-{
-	s->timer = vcpu_arch_timer_deadline(&v->arch);
-	s->pmu_deadline = vpmu_deadline(&v->vpmu);
-	s->recheck = vcpu_arch_wants_recheck(&v->arch);
-	/* only exclusive counting asks whether the vCPU counts */
-	s->counting = excl_enabled && vpmu_counting(&v->vpmu);
-}
-
-/*
- * What a PMU call can change of what the loop watches, but a software LCOFI
- * (the PMU lane looks at that only when an LCOFI waits): resched and excl
- * are side by side, one load for both
- */
-static inline bool sched_pmu_call_unchanged(struct hart *h, struct vcpu *v,
-					    const struct sched_seen *was)
-{
-	if (h->resched || h->excl_on) {
-		if (h->resched || !excl_unchanged(h, v, was->counting))
-			return false;
-	}
-	return vpmu_deadline(&v->vpmu) == was->pmu_deadline;
-}
-
-/* ... and a software LCOFI's recheck: what sched_fast_return asks of the vPMU after other exits */
-static inline bool sched_pmu_unchanged(struct hart *h, struct vcpu *v, const struct sched_seen *was)
-{
-	return sched_pmu_call_unchanged(h, v, was) &&
-	       vcpu_arch_wants_recheck(&v->arch) == was->recheck;
-}
-
-/*
- * After an SBI call or an emulated instruction: back into the guest at once
- * when the loop would decide nothing new. What other harts ask for comes
- * with an IPI (an interrupt exit: the long way); a call that changes what
- * this hart runs sets resched or the vCPU's state; the timer stays right as
- * long as the deadlines it was armed for stay (a later watchdog heartbeat
- * only makes it fire early). Exclusive counting: the vCPU keeps counting
- * within the turn it holds, or keeps not counting without the token
- * (excl_unchanged). Inline: the trap vector's short way asks this after
- * every SBI call.
- */
-static inline bool sched_fast_return(struct hart *h, struct vcpu *v, const struct sched_seen *was)
-{
-	const struct vcpu_arch *a = &v->arch;
-
-	if ((a->ctx.scause & CAUSE_IRQ_FLAG) || h->cur != v || v->state != VCPU_RUNNABLE ||
-	    v->vm->state != VM_RUNNING || vcpu_arch_timer_deadline(a) != was->timer)
-		return false;
-	return sched_pmu_unchanged(h, v, was);
-}
-
-/* Before every entry but the PMU lane's: the interrupts to inject, the arch's other entry work */
-static void sched_before_entry(struct hart *h, struct vcpu *v)
-{
-	struct hart_status *st = h->status;
-
-	st->doing = HART_GUEST;
-	st->entries++;
-	if (v->pending_irqs || vcpu_arch_entry_work(&v->arch))
-		vcpu_arch_prepare_entry(v);
-}
-
-static void sched_after_exit(struct hart *h, struct vcpu *v)
-{
-	struct hart_status *st = h->status;
-
-	st->doing = HART_HYPERVISOR;
-	st->last_cause = vcpu_ctx(v)->scause;
-	st->last_pc = vcpu_ctx(v)->sepc;
-}
-
-/* Any other SBI call: one turn of sched_enter_guest's loop, as sched_fast_return allows */
-static __attribute__((noinline)) struct vcpu_ctx *sched_sbi_ecall(struct vcpu_ctx *c)
-{
-	struct vcpu *v = container_of(c, struct vcpu, arch.ctx);
-	struct hart *h = this_hart();
-
-	sched_after_exit(h, v);
-	vcpu_handle_ecall(v);
-	if (!sched_fast_return(h, v, &h->seen)) {
-		h->exit_handled = true;
-		return NULL;
-	}
-	sched_before_entry(h, v);
-	return c;
-}
-
-/*
- * The trap vector's short way for an SBI call (arch/riscv/entry.S): only the
- * registers a C call may clobber are saved, which is all an SBI call reads
- * and writes. The call is answered and the context returned to resume at
- * once, or NULL: the scheduler must look; the vector saves the rest and
- * ctx_enter_guest returns, and the loop does not answer the call again.
- *
- * Any call but a PMU one goes on to sched_sbi_ecall. This function is the
- * PMU lane: perf's every event switch is a few SBI PMU calls, so they skip
- * what the others need. The PMU adapter is called without the table,
- * and afterwards only what a PMU call can change is looked at: whether it
- * asked for the scheduler (restart), the vPMU's deadline, exclusive
- * counting; then the arch's entry work if there is an LCOFI to deliver. A
- * software LCOFI it raised that the guest cannot take yet sends it to the
- * loop, which re-checks soon (recheck). The rest of the entry work needs no
- * look: interrupts other harts posted (pending_irqs) come with an IPI, and
- * the hart's timer is armed for the guest's (non-Sstc) timer, so the guest
- * exits again at once for either. A PMU call changes no vCPU or VM state,
- * no guest timer and not the hart's vCPU. hart_status keeps saying "guest":
- * to a hang report the call is part of the guest's turn.
- */
-struct vcpu_ctx *sched_guest_ecall(struct vcpu_ctx *c)
-{
-	struct vcpu *v = container_of(c, struct vcpu, arch.ctx);
-	struct hart *h;
-
-	if (c->regs[17] != SBI_EXT_PMU) /* a tail call, before this lane's frame is built */
-		return sched_sbi_ecall(c);
-	vcpu_ecall_begin(v);
-	vcpu_ecall_end(v, vpmu_sbi_call(&v->vpmu, c->regs[16], &c->regs[10]));
-	/* the hart looked up again after each call: no register keeps it across one */
-	h = this_hart();
-	if (unlikely(!sched_pmu_call_unchanged(h, v, &h->seen)))
-		goto to_loop;
-	if (unlikely(vcpu_arch_lcofi_work(&v->arch))) {
-		vcpu_arch_prepare_entry(v);
-		if (vcpu_arch_wants_recheck(&v->arch) && !this_hart()->seen.recheck)
-			goto to_loop;
-	}
-	return c;
-to_loop:
-	h = this_hart();
-	sched_after_exit(h, v);
-	h->exit_handled = true;
-	return NULL;
 }
 
 static void sched_enter_guest(struct hart *h, struct vcpu *v)
