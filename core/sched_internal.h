@@ -90,4 +90,14 @@ static inline void sched_after_exit(struct hart *h, struct vcpu *v)
 	st->last_pc = vcpu_ctx(v)->sepc;
 }
 
+/* The boot barrier (core/boot_sync.c): h reached its first idle sleep or guest entry */
+void sched_settle_slow(struct hart *h);
+static inline void sched_settle(struct hart *h)
+{
+	if (!h->settled)
+		sched_settle_slow(h);
+}
+/* An idle hart, woken: the vPMU's boot probe may have asked it for work */
+void sched_probe_poll(void);
+
 #endif
