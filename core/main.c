@@ -13,6 +13,7 @@
 #include "core/guest_fdt.h"
 #include "core/hart.h"
 #include "core/hostdt.h"
+#include "arch/riscv/isa.h"
 #include "core/lib.h"
 #include "core/mm.h"
 #include "core/sbi.h"
@@ -78,8 +79,9 @@ static void banner(void)
 		  (unsigned long)host.mem.base, (unsigned long)(host.mem.size >> 20), host.timebase,
 		  (unsigned long)host.uart_base);
 	hv_printf("pmuvisor: host extensions:");
-	for (int e = 0; e < HOST_EXT_MAX; e++)
-		hv_printf(" %s%s", host.ext[e] ? "+" : "-", host_ext_name((enum host_ext)e));
+	for (int e = 0; e < RISCV_EXT_MAX; e++)
+		hv_printf(" %s%s", riscv_has((enum riscv_ext)e) ? "+" : "-",
+			  riscv_ext_name((enum riscv_ext)e));
 	hv_printf("\n");
 }
 
@@ -186,7 +188,7 @@ void hv_main(unsigned long hartid, const void *fdt)
 	char err[120];
 	struct hart *boot = NULL;
 
-	if (hostdt_parse(fdt, &host, err, sizeof(err))) {
+	if (hostdt_parse(fdt, &host, &riscv_isa, err, sizeof(err))) {
 		/* no console of our own yet: the firmware's will do */
 		for (const char *p = err; *p; p++)
 			sbi_ecall(SBI_EXT_DBCN, SBI_EXT_DBCN_CONSOLE_WRITE_BYTE, (unsigned char)*p,
@@ -196,9 +198,9 @@ void hv_main(unsigned long hartid, const void *fdt)
 	console_init(host.uart_base, host.uart_shift);
 	guest_fdt_set_host(fdt);
 	banner();
-	if (!host.ext[HOST_EXT_H])
+	if (!riscv_has(RISCV_EXT_H))
 		hv_panic("the harts lack the H extension (QEMU: -cpu max)");
-	timer_init(host.ext[HOST_EXT_SSTC]);
+	timer_init(riscv_has(RISCV_EXT_SSTC));
 	reserve_memory(fdt);
 
 	nr_harts = host.nr_harts;

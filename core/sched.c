@@ -9,6 +9,7 @@
 #include "core/excl.h"
 #include "core/hart.h"
 #include "core/hostdt.h"
+#include "arch/riscv/isa.h"
 #include "core/sched.h"
 #include "core/sched_internal.h"
 #include "arch/riscv/timer.h"
@@ -254,7 +255,7 @@ static void sched_arm_timer(struct hart *h)
 			uint64_t d = vcpu_arch_timer_deadline(&v->arch);
 
 			/* Sstc: the running vCPU's own timer needs no help from us */
-			if (!host.ext[HOST_EXT_SSTC] && d < next)
+			if (!riscv_has(RISCV_EXT_SSTC) && d < next)
 				next = d;
 			if (vcpu_arch_wants_recheck(&v->arch) && timer_now() + RECHECK_TICKS < next)
 				next = timer_now() + RECHECK_TICKS;

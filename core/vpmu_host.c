@@ -3,6 +3,7 @@
 #include "core/excl.h"
 #include "core/hart.h"
 #include "core/hostdt.h"
+#include "arch/riscv/isa.h"
 #include "core/sched.h"
 #include "arch/riscv/timer.h"
 #include "core/vcpu.h"
@@ -46,7 +47,7 @@ bool vpmu_host_force_sbi_backend(void)
 
 bool vpmu_host_has_sscofpmf(void)
 {
-	return host.ext[HOST_EXT_SSCOFPMF];
+	return riscv_has(RISCV_EXT_SSCOFPMF);
 }
 
 void vpmu_host_counting_starts(struct vpmu *v)

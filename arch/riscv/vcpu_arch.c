@@ -5,7 +5,7 @@
 #include "arch/riscv/csr.h"
 #include "arch/riscv/gstage.h"
 #include "core/hart.h"
-#include "core/hostdt.h"
+#include "arch/riscv/isa.h"
 #include "core/lib.h"
 #include "core/mm.h"
 #include "arch/riscv/timer.h"
@@ -30,7 +30,7 @@ static void probe_lcofi_hvip(void)
 	if (probed)
 		return;
 	probed = true;
-	if (!host.ext[HOST_EXT_SSAIA])
+	if (!riscv_has(RISCV_EXT_SSAIA))
 		return; /* no hvien CSR at all */
 	csr_write(CSR_HVIEN, BIT(IRQ_PMU_OVF));
 	if (csr_read(CSR_HVIEN) & BIT(IRQ_PMU_OVF)) {
@@ -69,27 +69,27 @@ void vcpu_arch_hart_init(void)
 	 * believes them (vpmu_phys_set_counteren_on); vpmu alone writes them after
 	 */
 	csr_write(CSR_HCOUNTEREN, HCOUNTEREN_TM);
-	if (host.ext[HOST_EXT_SSTC])
+	if (riscv_has(RISCV_EXT_SSTC))
 		henvcfg |= ENVCFG_STCE;
-	if (host.ext[HOST_EXT_SVPBMT])
+	if (riscv_has(RISCV_EXT_SVPBMT))
 		henvcfg |= ENVCFG_PBMTE;
 	/* cache-block operations on guest memory: the guest's DT offers them (guest_fdt.c) */
-	if (host.ext[HOST_EXT_ZICBOM] && host.cbom_block)
+	if (riscv_has(RISCV_EXT_ZICBOM) && riscv_isa.cbom_block)
 		henvcfg |= ENVCFG_CBCFE | ENVCFG_CBIE_FLUSH;
-	if (host.ext[HOST_EXT_ZICBOZ] && host.cboz_block)
+	if (riscv_has(RISCV_EXT_ZICBOZ) && riscv_isa.cboz_block)
 		henvcfg |= ENVCFG_CBZE;
 	/*
 	 * With Smstateen, VS-mode reaches senvcfg (saved per vCPU) only through
 	 * this bit; Linux writes senvcfg on every task switch once it has Zicboz.
 	 */
-	if (host.ext[HOST_EXT_SMSTATEEN])
+	if (riscv_has(RISCV_EXT_SMSTATEEN))
 		csr_write(CSR_HSTATEEN0, HSTATEEN0_ENVCFG);
 	csr_write(CSR_HENVCFG, henvcfg);
 	csr_write(CSR_HTIMEDELTA, 0);
 	csr_write(CSR_HVIP, 0);
 	/* HS interrupts we act on: IPIs from other harts, our timer, counter overflow */
 	csr_write(CSR_SIE, BIT(IRQ_S_SOFT) | BIT(IRQ_S_TIMER) |
-				   (host.ext[HOST_EXT_SSCOFPMF] ? BIT(IRQ_PMU_OVF) : 0));
+				   (riscv_has(RISCV_EXT_SSCOFPMF) ? BIT(IRQ_PMU_OVF) : 0));
 	probe_lcofi_hvip();
 	csr_clear(CSR_SSTATUS, SSTATUS_SIE);
 	/* keep VSXL and friends as the hart reset them */
@@ -145,7 +145,7 @@ void vcpu_arch_load(struct vcpu *v)
 
 	csr_write(CSR_HGATP, v->vm->arch.hgatp);
 	/* before vsie and hvip: their bit 13 exists only while hvien allows it */
-	if (host.ext[HOST_EXT_SSAIA])
+	if (riscv_has(RISCV_EXT_SSAIA))
 		csr_write(CSR_HVIEN, uses_hvip(v) ? BIT(IRQ_PMU_OVF) : 0);
 	csr_write(CSR_VSSTATUS, a->vsstatus);
 	csr_write(CSR_VSIE, a->vsie);
@@ -158,7 +158,7 @@ void vcpu_arch_load(struct vcpu *v)
 	csr_write(CSR_SCOUNTEREN, a->scounteren);
 	csr_write(CSR_SENVCFG, a->senvcfg);
 	csr_write(CSR_HVIP, a->hvip);
-	if (host.ext[HOST_EXT_SSTC])
+	if (riscv_has(RISCV_EXT_SSTC))
 		write_vstimecmp(a->vstimecmp);
 	if (a->fp_live) {
 		fpu_restore(a->fp);
@@ -183,7 +183,7 @@ void vcpu_arch_put(struct vcpu *v)
 	a->scounteren = csr_read(CSR_SCOUNTEREN);
 	a->senvcfg = csr_read(CSR_SENVCFG);
 	a->hvip = csr_read(CSR_HVIP);
-	if (host.ext[HOST_EXT_SSTC])
+	if (riscv_has(RISCV_EXT_SSTC))
 		a->vstimecmp = csr_read(CSR_VSTIMECMP);
 	fpu_save(a->fp);
 	a->fp_live = true;
@@ -199,8 +199,8 @@ bool vcpu_arch_irq_pending(struct vcpu *v, unsigned long now)
 	bool live = loaded(v);
 	unsigned long hvip = (live ? csr_read(CSR_HVIP) : v->arch.hvip) | v->pending_irqs;
 	unsigned long vsie = live ? csr_read(CSR_VSIE) : v->arch.vsie;
-	uint64_t deadline = host.ext[HOST_EXT_SSTC] && live ? csr_read(CSR_VSTIMECMP)
-							    : vcpu_arch_timer_deadline(&v->arch);
+	uint64_t deadline = riscv_has(RISCV_EXT_SSTC) && live ? csr_read(CSR_VSTIMECMP)
+							      : vcpu_arch_timer_deadline(&v->arch);
 	/* vsie holds the guest's view: SSIE bit 1 enables VSSIP bit 2, etc. */
 	unsigned long enabled = ((vsie & 0x222UL) << 1) | (vsie & BIT(IRQ_PMU_OVF));
 
@@ -215,7 +215,7 @@ bool vcpu_arch_irq_pending(struct vcpu *v, unsigned long now)
 		 * raises it at once (QEMU riscv_timer_write_timecmp; a no-op where
 		 * the comparison is combinational).
 		 */
-		if (host.ext[HOST_EXT_SSTC] && live)
+		if (riscv_has(RISCV_EXT_SSTC) && live)
 			write_vstimecmp(deadline);
 	}
 	/* software LCOFI: the guest's enable bit is not visible, assume it set */
@@ -234,7 +234,7 @@ void vcpu_arch_clear_irq(struct vcpu *v, unsigned long bits)
 
 void vcpu_arch_set_timer(struct vcpu *v, uint64_t when)
 {
-	if (host.ext[HOST_EXT_SSTC]) {
+	if (riscv_has(RISCV_EXT_SSTC)) {
 		v->arch.vstimecmp = when;
 		if (loaded(v))
 			write_vstimecmp(when);
