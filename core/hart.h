@@ -9,6 +9,7 @@
 #include "core/excl.h"
 #include "core/lib.h"
 #include "arch/riscv/timer.h"
+#include "arch/riscv/vcpu_arch.h"
 #include "vpmu/vpmu.h"
 
 #define HART_MAX 8
@@ -26,19 +27,18 @@ struct sched_seen {
 };
 
 struct hart {
-	unsigned long stack_top; /* first: read by _secondary_start */
+	struct arch_hart arch; /* first: tp points at both; stack_top, the loaded vCPU */
 	unsigned int index;
 	unsigned long hartid;
-	spinlock_t lock;     /* the queue: other harts may steal from it */
-	struct vcpu *queue;  /* round-robin list */
-	struct vcpu *cur;    /* the vCPU being run */
-	struct vcpu *loaded; /* the vCPU whose state is live in the CSRs */
+	spinlock_t lock;    /* the queue: other harts may steal from it */
+	struct vcpu *queue; /* round-robin list */
+	struct vcpu *cur;   /* the vCPU being run (its state live in the CSRs: hart_loaded) */
 	unsigned long slice_end;
 	uint64_t timer_armed; /* what the hart's timer holds, to skip rewrites */
 	bool resched;
-	bool excl_on;		/* excl_enabled (core/excl.h): the PMU lane tests both at once */
-	bool exit_handled;	/* the trap vector's short way answered the vCPU's exit */
-	struct sched_seen seen; /* ... and what it compares with after every SBI call */
+	bool excl_on; /* excl_enabled (core/excl.h), at hand: the PMU lane tests both at once */
+	bool exit_handled;	    /* the trap vector's short way answered the vCPU's exit */
+	struct sched_seen seen;	    /* ... and what it compares with after every SBI call */
 	struct hart_status *status; /* &hart_status[index] */
 	bool settled;		    /* reached its first idle or guest entry (boot barrier) */
 	struct excl_hart excl;	    /* exclusive counting: its turn, its park (core/excl.c) */

@@ -67,7 +67,7 @@ struct vcpu_ctx *sched_guest_ecall(struct vcpu_ctx *c)
 	if (unlikely(!sched_pmu_call_unchanged(h, v, &h->seen)))
 		goto to_loop;
 	if (unlikely(vcpu_arch_lcofi_work(&v->arch))) {
-		vcpu_arch_prepare_entry(v);
+		vcpu_arch_prepare_entry(&v->arch);
 		if (vcpu_arch_wants_recheck(&v->arch) && !this_hart()->seen.recheck)
 			goto to_loop;
 	}

@@ -27,7 +27,6 @@
 
 extern char _hv_start[], _hv_end[];
 extern char _secondary_start[];
-void vcpu_arch_hart_init(void);
 
 const uint8_t *bundle_base;
 struct mm host_mm;
@@ -209,7 +208,7 @@ void hv_main(unsigned long hartid, const void *fdt)
 		harts[i].status = &hart_status[i];
 		harts[i].hartid = host.hartids[i];
 		harts[i].timer_armed = UINT64_MAX - 1;
-		harts[i].stack_top =
+		harts[i].arch.stack_top =
 			(uintptr_t)mm_zalloc_pages(HART_STACK_SIZE, 4096) + HART_STACK_SIZE;
 		if (harts[i].hartid == hartid)
 			boot = &harts[i];

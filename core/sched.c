@@ -57,7 +57,7 @@ static struct vcpu *steal_from(struct hart *victim)
 		struct vcpu *c = *p;
 
 		if (c->state == VCPU_RUNNABLE && !c->pinned && c != victim->cur &&
-		    c != victim->loaded) {
+		    c != hart_loaded(victim)) {
 			*p = c->next;
 			v = c;
 			break;
@@ -81,7 +81,7 @@ static void sched_offer_work(struct hart *h)
 	unsigned long idle = __atomic_load_n(&idle_harts, __ATOMIC_SEQ_CST) & ~BIT(h->index);
 	bool spare = false;
 
-	if (!idle || (excl_enabled && excl_taken()))
+	if (!idle || (h->excl_on && excl_taken()))
 		return;
 	for (struct vcpu *v = h->queue; v && !spare; v = v->next)
 		spare = v != h->cur && v->state == VCPU_RUNNABLE && !v->pinned;
@@ -115,13 +115,12 @@ static bool sched_steal(struct hart *h)
 
 static void sched_unload(struct hart *h)
 {
-	struct vcpu *v = h->loaded;
+	struct vcpu *v = hart_loaded(h);
 
 	if (!v)
 		return;
 	vpmu_vcpu_put(&v->vpmu); /* an overflow found here raises its LCOFI itself */
-	vcpu_arch_put(v);
-	h->loaded = NULL;
+	vcpu_arch_put(&v->arch);
 }
 
 /*
@@ -130,8 +129,11 @@ static void sched_unload(struct hart *h)
  */
 void sched_put_counting(struct hart *h)
 {
+	struct vcpu *v;
+
 	spin_lock(&h->lock);
-	if (h->loaded && vpmu_counting(&h->loaded->vpmu)) {
+	v = hart_loaded(h);
+	if (v && vpmu_counting(&v->vpmu)) {
 		sched_unload(h);
 		h->resched = true; /* h->cur must be loaded again before it runs */
 	}
@@ -148,11 +150,10 @@ static void sched_switch(struct hart *h, struct vcpu *next)
 		st->guest[sizeof(st->guest) - 1] = '\0';
 		st->vcpu = next->id;
 	}
-	if (h->loaded != next) {
+	if (hart_loaded(h) != next) {
 		sched_unload(h);
-		vcpu_arch_load(next);
 		/* loaded before its PMU: an overflow found there raises its LCOFI in the CSRs */
-		h->loaded = next;
+		vcpu_arch_load(&next->arch, next->vm->arch.hgatp);
 		vpmu_vcpu_load(&next->vpmu);
 	}
 	h->cur = next;
@@ -179,7 +180,7 @@ static void sched_poll(struct hart *h, unsigned long now)
 			vm_request_stop(vm, VM_STOP_FAILED, why);
 		}
 		if (__atomic_load_n(&vm->state, __ATOMIC_ACQUIRE) == VM_STOPPING) {
-			if (h->loaded == v)
+			if (hart_loaded(h) == v)
 				sched_unload(h);
 			vpmu_vcpu_reset(&v->vpmu);
 			v->state = VCPU_DEAD;
@@ -191,22 +192,22 @@ static void sched_poll(struct hart *h, unsigned long now)
 		}
 		switch (state) {
 		case VCPU_START_PENDING:
-			if (h->loaded == v)
+			if (hart_loaded(h) == v)
 				sched_unload(h);
-			vcpu_arch_reset(v, v->start_pc, v->start_arg);
+			vcpu_arch_reset(&v->arch, v->id, v->start_pc, v->start_arg);
 			v->state = VCPU_RUNNABLE;
 			break;
 		case VCPU_SUSPENDED_NR:
-			if (vcpu_arch_irq_pending(v, now)) {
-				if (h->loaded == v)
+			if (vcpu_arch_irq_pending(&v->arch, now)) {
+				if (hart_loaded(h) == v)
 					sched_unload(h);
-				vcpu_arch_reset(v, v->resume_pc, v->start_arg);
+				vcpu_arch_reset(&v->arch, v->id, v->resume_pc, v->start_arg);
 				v->state = VCPU_RUNNABLE;
 			}
 			break;
 		case VCPU_WFI:
 		case VCPU_SUSPENDED:
-			if (vcpu_arch_irq_pending(v, now))
+			if (vcpu_arch_irq_pending(&v->arch, now))
 				v->state = VCPU_RUNNABLE;
 			break;
 		default:
@@ -276,7 +277,7 @@ static void sched_arm_timer(struct hart *h)
 	}
 	if (others && h->cur && h->slice_end < next)
 		next = h->slice_end;
-	if (excl_enabled && h->cur) {
+	if (h->excl_on && h->cur) {
 		uint64_t e = excl_timer_next(h);
 
 		if (e < next)
@@ -299,7 +300,7 @@ static void sched_idle(struct hart *h)
 	if (sip & BIT(IRQ_S_TIMER))
 		h->timer_armed = UINT64_MAX;
 	if (sip & BIT(IRQ_PMU_OVF))
-		vpmu_overflow_irq(h->loaded ? &h->loaded->vpmu : NULL);
+		vpmu_overflow_irq(hart_loaded(h) ? &hart_loaded(h)->vpmu : NULL);
 	sched_probe_poll();
 }
 
@@ -315,12 +316,12 @@ static void sched_enter_guest(struct hart *h, struct vcpu *v)
 {
 	struct sched_seen *seen = &h->seen;
 
-	sched_see(v, seen);
+	sched_see(h, v);
 	do {
 		/* the short way needs none: the call it answers folded them first */
 		vcpu_fold_pending(v);
 		sched_before_entry(h, v);
-		vcpu_arch_run(v);
+		vcpu_arch_run(&v->arch);
 		if (h->exit_handled) { /* the short way found the scheduler must look */
 			h->exit_handled = false;
 			break;
@@ -336,7 +337,7 @@ void sched_run(struct hart *h)
 		unsigned long now = timer_now();
 		struct vcpu *v;
 
-		if (excl_enabled) {
+		if (h->excl_on) {
 			excl_wake_sleepers(h, now);
 			if (excl_blocked(h)) {
 				excl_park(h);
@@ -353,7 +354,7 @@ void sched_run(struct hart *h)
 				h->cur = NULL;
 				sched_arm_timer(h);
 				spin_unlock(&h->lock);
-				if (excl_enabled)
+				if (h->excl_on)
 					excl_release(h);
 				if (sched_steal(h))
 					continue;
@@ -369,7 +370,7 @@ void sched_run(struct hart *h)
 				__atomic_and_fetch(&idle_harts, ~BIT(h->index), __ATOMIC_SEQ_CST);
 				continue;
 			}
-			if (excl_enabled && h->loaded != v && vpmu_counting(&v->vpmu) &&
+			if (h->excl_on && hart_loaded(h) != v && vpmu_counting(&v->vpmu) &&
 			    !excl_mine(h)) {
 				/* its counters start at load: with the token only */
 				h->resched = true;
@@ -384,7 +385,7 @@ void sched_run(struct hart *h)
 		}
 		sched_arm_timer(h);
 		spin_unlock(&h->lock);
-		if (excl_enabled && !excl_enter(h, v, now))
+		if (h->excl_on && !excl_enter(h, v, now))
 			continue;
 		sched_settle(h);
 		sched_enter_guest(h, v);

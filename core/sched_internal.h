@@ -17,13 +17,15 @@
 #include "core/vm.h"
 
 /* What the scheduler arms the timer and chooses from: sched_fast_return compares with it */
-static inline void sched_see(const struct vcpu *v, struct sched_seen *s)
+static inline void sched_see(struct hart *h, const struct vcpu *v)
 {
+	struct sched_seen *s = &h->seen;
+
 	s->timer = vcpu_arch_timer_deadline(&v->arch);
 	s->pmu_deadline = vpmu_deadline(&v->vpmu);
 	s->recheck = vcpu_arch_wants_recheck(&v->arch);
 	/* only exclusive counting asks whether the vCPU counts */
-	s->counting = excl_enabled && vpmu_counting(&v->vpmu);
+	s->counting = h->excl_on && vpmu_counting(&v->vpmu);
 }
 
 /*
@@ -77,8 +79,8 @@ static inline void sched_before_entry(struct hart *h, struct vcpu *v)
 
 	st->doing = HART_GUEST;
 	st->entries++;
-	if (v->pending_irqs || vcpu_arch_entry_work(&v->arch))
-		vcpu_arch_prepare_entry(v);
+	if (unlikely(vcpu_arch_entry_work(&v->arch)))
+		vcpu_arch_prepare_entry(&v->arch);
 }
 
 static inline void sched_after_exit(struct hart *h, struct vcpu *v)

@@ -6,20 +6,6 @@
 #include "core/vcpu.h"
 #include "core/vm.h"
 
-bool vcpu_runnable(struct vcpu *v, unsigned long now)
-{
-	switch (v->state) {
-	case VCPU_RUNNABLE:
-		return true;
-	case VCPU_WFI:
-	case VCPU_SUSPENDED:
-	case VCPU_SUSPENDED_NR:
-		return vcpu_arch_irq_pending(v, now);
-	default:
-		return false;
-	}
-}
-
 void vcpu_kick(struct vcpu *v)
 {
 	struct hart *h = this_hart();
@@ -39,7 +25,7 @@ void vcpu_kick(struct vcpu *v)
  */
 void vcpu_raise_irq(struct vcpu *v, unsigned long hvip_bit)
 {
-	__atomic_or_fetch(&v->pending_irqs, hvip_bit, __ATOMIC_RELEASE);
+	__atomic_or_fetch(&v->arch.pending_irqs, hvip_bit, __ATOMIC_RELEASE);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	vcpu_kick(v);
 }

@@ -17,12 +17,12 @@ uint64_t vpmu_host_now(void)
 
 void vpmu_host_raise_lcofi(struct vpmu *v)
 {
-	vcpu_arch_raise_lcofi(container_of(v, struct vcpu, vpmu));
+	vcpu_arch_raise_lcofi(&container_of(v, struct vcpu, vpmu)->arch);
 }
 
 void vpmu_host_cancel_lcofi(struct vpmu *v)
 {
-	vcpu_arch_cancel_lcofi(container_of(v, struct vcpu, vpmu));
+	vcpu_arch_cancel_lcofi(&container_of(v, struct vcpu, vpmu)->arch);
 }
 
 uint32_t vpmu_host_fw_events(void)

@@ -4,13 +4,10 @@
 #include "arch/riscv/cpu.h"
 #include "arch/riscv/csr.h"
 #include "arch/riscv/gstage.h"
-#include "core/hart.h"
 #include "arch/riscv/isa.h"
 #include "core/lib.h"
-#include "core/mm.h"
 #include "arch/riscv/timer.h"
-#include "core/vcpu.h"
-#include "core/vm.h"
+#include "arch/riscv/vcpu_arch.h"
 
 #define VS_IRQ_BITS	((1UL << IRQ_VS_SOFT) | (1UL << IRQ_VS_TIMER) | (1UL << IRQ_VS_EXT))
 #define VSSTATUS_UXL_64 (2UL << 32)
@@ -46,9 +43,21 @@ const char *vcpu_arch_lcofi_path(void)
 	return lcofi_hvip ? "hvip" : "software";
 }
 
-static bool uses_hvip(const struct vcpu *v)
+static bool uses_hvip(const struct vcpu_arch *a)
 {
-	return lcofi_hvip && !v->arch.lcofi_by_software;
+	return lcofi_hvip && !a->lcofi_by_software;
+}
+
+/* This hart's part of its state (struct arch_hart, first in what tp points at) */
+static struct arch_hart *this_arch_hart(void)
+{
+	return cpu_get_tp();
+}
+
+/* Whether a's state is live in this hart's CSRs, or saved in *a */
+static bool loaded(const struct vcpu_arch *a)
+{
+	return this_arch_hart()->loaded == a;
 }
 
 void vcpu_arch_hart_init(void)
@@ -97,17 +106,18 @@ void vcpu_arch_hart_init(void)
 						 HSTATUS_VTW | HSTATUS_VTSR | HSTATUS_VTVM);
 }
 
-void vcpu_arch_reset(struct vcpu *v, unsigned long pc, unsigned long a1)
+void vcpu_arch_reset(struct vcpu_arch *a, unsigned long hartid, unsigned long pc, unsigned long a1)
 {
-	struct vcpu_arch *a = &v->arch;
 	unsigned long nr_lcofi = a->nr_lcofi, nr_dropped = a->nr_lcofi_dropped;
 	bool by_software = a->lcofi_by_software;
+	unsigned long pending = a->pending_irqs;
 
 	memset(a, 0, sizeof(*a));
+	a->pending_irqs = pending; /* other harts' business: not the vCPU's reset */
 	a->nr_lcofi = nr_lcofi;
 	a->nr_lcofi_dropped = nr_dropped;
 	a->lcofi_by_software = by_software;
-	a->ctx.regs[10] = v->id;
+	a->ctx.regs[10] = hartid;
 	a->ctx.regs[11] = a1;
 	a->ctx.sepc = pc;
 	/* sret lands in VS-mode with FP usable at HS level; the guest still
@@ -139,14 +149,12 @@ static void write_vstimecmp(uint64_t when)
 	csr_write(CSR_VSTIMECMP, when);
 }
 
-void vcpu_arch_load(struct vcpu *v)
+void vcpu_arch_load(struct vcpu_arch *a, unsigned long hgatp)
 {
-	struct vcpu_arch *a = &v->arch;
-
-	csr_write(CSR_HGATP, v->vm->arch.hgatp);
+	csr_write(CSR_HGATP, hgatp);
 	/* before vsie and hvip: their bit 13 exists only while hvien allows it */
 	if (riscv_has(RISCV_EXT_SSAIA))
-		csr_write(CSR_HVIEN, uses_hvip(v) ? BIT(IRQ_PMU_OVF) : 0);
+		csr_write(CSR_HVIEN, uses_hvip(a) ? BIT(IRQ_PMU_OVF) : 0);
 	csr_write(CSR_VSSTATUS, a->vsstatus);
 	csr_write(CSR_VSIE, a->vsie);
 	csr_write(CSR_VSTVEC, a->vstvec);
@@ -166,12 +174,12 @@ void vcpu_arch_load(struct vcpu *v)
 	}
 	/* vCPUs of one VM share its VMID: drop translations another vCPU left */
 	hfence_vvma_all();
+	/* from here an LCOFI raised for it (vpmu's load, next) goes into the CSRs */
+	this_arch_hart()->loaded = a;
 }
 
-void vcpu_arch_put(struct vcpu *v)
+void vcpu_arch_put(struct vcpu_arch *a)
 {
-	struct vcpu_arch *a = &v->arch;
-
 	a->vsstatus = csr_read(CSR_VSSTATUS);
 	a->vsie = csr_read(CSR_VSIE);
 	a->vstvec = csr_read(CSR_VSTVEC);
@@ -187,20 +195,16 @@ void vcpu_arch_put(struct vcpu *v)
 		a->vstimecmp = csr_read(CSR_VSTIMECMP);
 	fpu_save(a->fp);
 	a->fp_live = true;
+	this_arch_hart()->loaded = NULL;
 }
 
-static bool loaded(struct vcpu *v)
+bool vcpu_arch_irq_pending(struct vcpu_arch *a, unsigned long now)
 {
-	return this_hart()->loaded == v;
-}
-
-bool vcpu_arch_irq_pending(struct vcpu *v, unsigned long now)
-{
-	bool live = loaded(v);
-	unsigned long hvip = (live ? csr_read(CSR_HVIP) : v->arch.hvip) | v->pending_irqs;
-	unsigned long vsie = live ? csr_read(CSR_VSIE) : v->arch.vsie;
+	bool live = loaded(a);
+	unsigned long hvip = (live ? csr_read(CSR_HVIP) : a->hvip) | a->pending_irqs;
+	unsigned long vsie = live ? csr_read(CSR_VSIE) : a->vsie;
 	uint64_t deadline = riscv_has(RISCV_EXT_SSTC) && live ? csr_read(CSR_VSTIMECMP)
-							      : vcpu_arch_timer_deadline(&v->arch);
+							      : vcpu_arch_timer_deadline(a);
 	/* vsie holds the guest's view: SSIE bit 1 enables VSSIP bit 2, etc. */
 	unsigned long enabled = ((vsie & 0x222UL) << 1) | (vsie & BIT(IRQ_PMU_OVF));
 
@@ -219,41 +223,41 @@ bool vcpu_arch_irq_pending(struct vcpu *v, unsigned long now)
 			write_vstimecmp(deadline);
 	}
 	/* software LCOFI: the guest's enable bit is not visible, assume it set */
-	if (v->arch.lcofi_soft)
+	if (a->lcofi_soft)
 		return true;
 	return (hvip & enabled) != 0;
 }
 
-void vcpu_arch_clear_irq(struct vcpu *v, unsigned long bits)
+void vcpu_arch_clear_irq(struct vcpu_arch *a, unsigned long bits)
 {
-	if (loaded(v))
+	if (loaded(a))
 		csr_clear(CSR_HVIP, bits);
 	else
-		v->arch.hvip &= ~bits;
+		a->hvip &= ~bits;
 }
 
-void vcpu_arch_set_timer(struct vcpu *v, uint64_t when)
+void vcpu_arch_set_timer(struct vcpu_arch *a, uint64_t when)
 {
 	if (riscv_has(RISCV_EXT_SSTC)) {
-		v->arch.vstimecmp = when;
-		if (loaded(v))
+		a->vstimecmp = when;
+		if (loaded(a))
 			write_vstimecmp(when);
 		return;
 	}
-	v->arch.timer_next = when;
-	vcpu_arch_clear_irq(v, BIT(IRQ_VS_TIMER));
+	a->timer_next = when;
+	vcpu_arch_clear_irq(a, BIT(IRQ_VS_TIMER));
 }
 
-void vcpu_arch_raise_lcofi(struct vcpu *v)
+void vcpu_arch_raise_lcofi(struct vcpu_arch *a)
 {
-	v->arch.nr_lcofi++;
-	if (!uses_hvip(v))
-		v->arch.lcofi_soft = true;
-	else if (loaded(v))
+	a->nr_lcofi++;
+	if (!uses_hvip(a))
+		a->lcofi_soft = true;
+	else if (loaded(a))
 		csr_set(CSR_HVIP, BIT(IRQ_PMU_OVF));
 	else
-		v->arch.hvip |= BIT(IRQ_PMU_OVF);
-	v->arch.lcofi_in_hvip = uses_hvip(v);
+		a->hvip |= BIT(IRQ_PMU_OVF);
+	a->lcofi_in_hvip = uses_hvip(a);
 }
 
 /*
@@ -263,22 +267,22 @@ void vcpu_arch_raise_lcofi(struct vcpu *v)
  * stopped until its next context switch: counts and samples lost. The hvip
  * path keeps the guest-visible sip.LCOFIP as hardware does.
  */
-void vcpu_arch_cancel_lcofi(struct vcpu *v)
+void vcpu_arch_cancel_lcofi(struct vcpu_arch *a)
 {
-	if (!v->arch.lcofi_soft)
+	if (!a->lcofi_soft)
 		return;
-	v->arch.lcofi_soft = false;
-	v->arch.nr_lcofi_dropped++;
+	a->lcofi_soft = false;
+	a->nr_lcofi_dropped++;
 }
 
 /* Emulate the interrupt trap into VS-mode, as hardware would take it */
-static void inject_interrupt(struct vcpu *v, unsigned long irq)
+static void inject_interrupt(struct vcpu_arch *a, unsigned long irq)
 {
 	unsigned long vstvec = csr_read(CSR_VSTVEC);
 
-	vcpu_arch_inject_exception(v, CAUSE_IRQ_FLAG | irq, 0);
+	vcpu_arch_inject_exception(a, CAUSE_IRQ_FLAG | irq, 0);
 	if ((vstvec & 3) == 1)
-		v->arch.ctx.sepc = (vstvec & ~3UL) + 4 * irq;
+		a->ctx.sepc = (vstvec & ~3UL) + 4 * irq;
 }
 
 /*
@@ -292,37 +296,36 @@ static void inject_interrupt(struct vcpu *v, unsigned long irq)
  * keeps it pending and the scheduler re-checks soon; the hvip path leaves it
  * to the hardware, as natively, for when the guest enables interrupts.
  */
-static __attribute__((noinline)) void deliver_lcofi_first(struct vcpu *v)
+static __attribute__((noinline)) void deliver_lcofi_first(struct vcpu_arch *a)
 {
-	bool in_vu = !(v->arch.ctx.sstatus & SSTATUS_SPP);
+	bool in_vu = !(a->ctx.sstatus & SSTATUS_SPP);
 
 	if (!in_vu && !(csr_read(CSR_VSSTATUS) & SSTATUS_SIE))
 		return;
-	if (v->arch.lcofi_soft) {
+	if (a->lcofi_soft) {
 		/* the guest's enable bit is not visible without hvien: assume it set */
-		v->arch.lcofi_soft = false;
-		inject_interrupt(v, IRQ_PMU_OVF);
+		a->lcofi_soft = false;
+		inject_interrupt(a, IRQ_PMU_OVF);
 		return;
 	}
-	if (!uses_hvip(v) || !(csr_read(CSR_HVIP) & BIT(IRQ_PMU_OVF))) {
-		v->arch.lcofi_in_hvip = false; /* the guest cleared it, or it went */
+	if (!uses_hvip(a) || !(csr_read(CSR_HVIP) & BIT(IRQ_PMU_OVF))) {
+		a->lcofi_in_hvip = false; /* the guest cleared it, or it went */
 		return;
 	}
 	if (!(csr_read(CSR_VSIE) & BIT(IRQ_PMU_OVF)))
 		return;
-	vcpu_arch_clear_irq(v, BIT(IRQ_PMU_OVF));
-	inject_interrupt(v, IRQ_PMU_OVF);
+	vcpu_arch_clear_irq(a, BIT(IRQ_PMU_OVF));
+	inject_interrupt(a, IRQ_PMU_OVF);
 }
 
-void vcpu_arch_prepare_entry(struct vcpu *v)
+void vcpu_arch_prepare_entry(struct vcpu_arch *a)
 {
-	struct vcpu_arch *a = &v->arch;
 	/* a bit set elsewhere after this read comes with a kick: the guest exits again at once */
 	unsigned long pending =
-		v->pending_irqs ? __atomic_exchange_n(&v->pending_irqs, 0, __ATOMIC_ACQUIRE) : 0;
+		a->pending_irqs ? __atomic_exchange_n(&a->pending_irqs, 0, __ATOMIC_ACQUIRE) : 0;
 
 	if (a->lcofi_soft || a->lcofi_in_hvip)
-		deliver_lcofi_first(v);
+		deliver_lcofi_first(a);
 	/* UINT64_MAX on Sstc hosts (vcpu_arch_timer_deadline) */
 	if (a->timer_next != UINT64_MAX && timer_now() >= a->timer_next) {
 		pending |= BIT(IRQ_VS_TIMER);
@@ -333,14 +336,14 @@ void vcpu_arch_prepare_entry(struct vcpu *v)
 	/* hcounteren: vpmu keeps its bits current at load, put and every PMU call */
 }
 
-void vcpu_arch_run(struct vcpu *v)
+void vcpu_arch_run(struct vcpu_arch *a)
 {
-	ctx_enter_guest(&v->arch.ctx);
+	ctx_enter_guest(&a->ctx);
 }
 
-void vcpu_arch_inject_exception(struct vcpu *v, unsigned long cause, unsigned long tval)
+void vcpu_arch_inject_exception(struct vcpu_arch *a, unsigned long cause, unsigned long tval)
 {
-	struct vcpu_ctx *c = &v->arch.ctx;
+	struct vcpu_ctx *c = &a->ctx;
 	unsigned long vsstatus = csr_read(CSR_VSSTATUS);
 
 	vsstatus &= ~(SSTATUS_SPP | SSTATUS_SPIE);
@@ -359,21 +362,15 @@ void vcpu_arch_inject_exception(struct vcpu *v, unsigned long cause, unsigned lo
 	csr_set(CSR_SSTATUS, SSTATUS_SPP);
 }
 
-static void *gstage_page(void)
+int vm_arch_init(struct vm_arch *va, unsigned int vmid, uint64_t gpa, uint64_t hpa, uint64_t size,
+		 gstage_alloc_fn alloc)
 {
-	return mm_zalloc_pages(4096, 4096);
-}
+	uint64_t *root = alloc(GSTAGE_ROOT_SIZE, GSTAGE_ROOT_SIZE);
 
-int vm_arch_init(struct vm *vm)
-{
-	uint64_t *root = mm_zalloc_pages(GSTAGE_ROOT_SIZE, GSTAGE_ROOT_SIZE);
-
-	if (gstage_map(root, vm->ram_gpa, vm->ram_hpa, vm->ram_size, PTE_RWX, gstage_page)) {
-		hv_printf("pmuvisor: guest %s: cannot map its memory\n", vm->name);
+	if (!root || gstage_map(root, gpa, hpa, size, PTE_RWX, alloc))
 		return -1;
-	}
-	vm->arch.gstage_root = (uintptr_t)root;
-	vm->arch.hgatp = HGATP_MODE_SV39X4 | ((unsigned long)(vm->id + 1) << HGATP_VMID_SHIFT) |
-			 ((uintptr_t)root >> 12);
+	va->gstage_root = (uintptr_t)root;
+	va->hgatp = HGATP_MODE_SV39X4 | ((unsigned long)vmid << HGATP_VMID_SHIFT) |
+		    ((uintptr_t)root >> 12);
 	return 0;
 }

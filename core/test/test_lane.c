@@ -131,11 +131,11 @@ bool excl_unchanged(struct hart *h, struct vcpu *v, bool was_counting)
 }
 
 /* The arch's entry work: a software LCOFI is delivered if the guest can take it now */
-void vcpu_arch_prepare_entry(struct vcpu *v)
+void vcpu_arch_prepare_entry(struct vcpu_arch *a)
 {
 	entry_prepared++;
 	if (lcofi_takeable)
-		v->arch.lcofi_soft = false;
+		a->lcofi_soft = false;
 }
 
 /* ---- one hart running one vCPU of one VM, as the loop left them at entry ---- */
@@ -166,7 +166,7 @@ static void setup(bool excl_on)
 	vcpu.arch.ctx.regs[16] = SBI_EXT_PMU_COUNTER_START;
 	vcpu.vpmu.deadline = UINT64_MAX;
 	status.doing = HART_GUEST;
-	sched_see(&vcpu, &hart.seen);
+	sched_see(&hart, &vcpu);
 	excl_asked = entry_prepared = 0;
 }
 
