@@ -19,7 +19,7 @@ RV_CFLAGS := $(RV_ARCH) -O2 -g -ffreestanding -fno-common -fno-pie -fno-stack-pr
 	     -isystem $(shell $(CC_RV) -print-file-name=include-fixed) -Wall -Wextra -Werror -MMD -MP
 RV_LIBS   := -L$(PICOLIBC)/lib/rv64imac/lp64 -lc $(shell $(CC_RV) -march=rv64imac -mabi=lp64 -print-libgcc-file-name)
 
-.PHONY: all deps hv run test unit guest-images bundles bench fuzz soak sampling parity clean format \
+.PHONY: all deps hv hv-debug run test unit guest-images bundles bench fuzz soak sampling parity clean format \
 	lint
 all: hv bundles
 
@@ -41,12 +41,30 @@ $(BUILD)/hv/libfdt/%.o: $(LIBFDT_DIR)/.stamp
 	@$(CC_RV) $(RV_CFLAGS) -I$(LIBFDT_DIR) -Wno-sign-compare -c $(LIBFDT_DIR)/$*.c -o $@
 
 # ---- the hypervisor ----
-HV_SRCS := $(wildcard arch/riscv/*.c arch/riscv/*.S core/*.c vpmu/*.c)
+# core/offsets.c is never linked: it only yields the generated offsets header below
+HV_SRCS := $(filter-out core/offsets.c,$(wildcard arch/riscv/*.c arch/riscv/*.S core/*.c vpmu/*.c \
+	   vpmu/phys/*.c))
 HV_OBJS := $(patsubst %,$(BUILD)/hv/%.o,$(HV_SRCS))
 # One include root: headers are named by folder ("core/vcpu.h"), so the includes show the
-# dependencies (tools/layering.py checks them)
+# dependencies (tools/layering.py checks them); generated headers under $(BUILD)/gen
 # With RVA22's bit manipulation (Zba, Zbb, Zbs), which arch/riscv/entry.S probes on every hart
-HV_CFLAGS := $(RV_CFLAGS) -march=$(RV_ISA)_zba_zbb_zbs -I$(LIBFDT_DIR) -I.
+HV_CFLAGS := $(RV_CFLAGS) -march=$(RV_ISA)_zba_zbb_zbs -I$(LIBFDT_DIR) -I. -I$(BUILD)/gen
+
+# Where struct hart keeps the vPMU's per-hart tables (core/offsets.c), as #defines for its
+# inline accessors: each `const unsigned long name_offset = N;` becomes NAME_OFFSET N
+HV_OFFSETS := $(BUILD)/gen/vpmu/host_offsets.h
+$(HV_OFFSETS): core/offsets.c $(LIBFDT_DIR)/.stamp
+	@mkdir -p $(dir $@)
+	@echo "  GEN     $@"
+	@$(CC_RV) $(HV_CFLAGS) -MT $@ -MF $@.d -S -o $@.s $<
+	@{ echo "/* Generated from core/offsets.c: do not edit */"; \
+	  echo "#ifndef VPMU_HOST_OFFSETS_H"; echo "#define VPMU_HOST_OFFSETS_H"; \
+	  sed -n '/^[a-z_]*_offset:$$/{N;s/^\([a-z_]*\):\n\t\.dword\t\([0-9]*\)$$/#define \U\1\E \2/p}' $@.s; \
+	  echo "#endif"; } > $@.tmp
+	@test $$(grep -c '^#define [A-Z_]*_OFFSET [0-9]' $@.tmp) -eq 2 || \
+		{ echo "$@: offsets not found in $@.s" >&2; rm -f $@.tmp; exit 1; }
+	@mv $@.tmp $@
+$(HV_OBJS): $(HV_OFFSETS)
 
 $(BUILD)/hv/%.c.o: %.c $(LIBFDT_DIR)/.stamp
 	@mkdir -p $(dir $@)
@@ -64,6 +82,26 @@ $(BUILD)/pmuvisor.elf: $(HV_OBJS) $(LIBFDT_OBJS) arch/riscv/pmuvisor.ld
 $(BUILD)/pmuvisor.bin: $(BUILD)/pmuvisor.elf
 	$(OBJCOPY) -O binary $< $@
 hv: $(BUILD)/pmuvisor.bin
+
+# The debug hypervisor, beside the normal one: the vPMU's invariants are checked after every
+# PMU call and vCPU switch (vpmu_check; a broken one panics). `make DEBUG=1 run` boots it;
+# make test runs the configurations marked `// test: debug` with it too.
+HV_DEBUG_OBJS := $(patsubst %,$(BUILD)/hv-debug/%.o,$(HV_SRCS))
+$(HV_DEBUG_OBJS): $(HV_OFFSETS)
+$(BUILD)/hv-debug/%.c.o: %.c $(LIBFDT_DIR)/.stamp
+	@mkdir -p $(dir $@)
+	@echo "  CC      $< (debug)"
+	@$(CC_RV) $(HV_CFLAGS) -DVPMU_DEBUG -c $< -o $@
+$(BUILD)/hv-debug/%.S.o: %.S
+	@mkdir -p $(dir $@)
+	@$(CC_RV) $(HV_CFLAGS) -DVPMU_DEBUG -D__ASSEMBLER__ -c $< -o $@
+$(BUILD)/pmuvisor-debug.elf: $(HV_DEBUG_OBJS) $(LIBFDT_OBJS) arch/riscv/pmuvisor.ld
+	@echo "  LD      $@"
+	@$(CC_RV) $(RV_ARCH) -nostdlib -nostartfiles -static -Wl,--gc-sections -Wl,--no-warn-rwx-segments \
+		-T arch/riscv/pmuvisor.ld -o $@ $(HV_DEBUG_OBJS) $(LIBFDT_OBJS) $(RV_LIBS)
+$(BUILD)/pmuvisor-debug.bin: $(BUILD)/pmuvisor-debug.elf
+	$(OBJCOPY) -O binary $< $@
+hv-debug: $(BUILD)/pmuvisor-debug.bin
 
 # ---- configurations and bundles (dts/*.dts, dts/tests/*.dts) ----
 CONFIGS := $(wildcard dts/*.dts dts/tests/*.dts dts/sampling/*.dts)
@@ -88,17 +126,17 @@ guest-images::
 unit: $(UNIT_TESTS)
 
 # ---- the two user commands ----
-# make run CONFIG=linux-shell QEMU_ARGS="-smp 4" ICOUNT=0: QEMU_ARGS are added to QEMU's
+# make run CONFIG=linux-shell QEMU_ARGS="-smp 4" ICOUNT=0 DEBUG=1: QEMU_ARGS are added to QEMU's
 # command line; Linux configurations run under -icount shift=0 unless ICOUNT=0 (ICOUNT=1
 # adds it to any configuration). See tools/run.py.
-RUN_ARGS = $(if $(QEMU_ARGS),--qemu-args "$(QEMU_ARGS)") \
+RUN_ARGS = $(if $(QEMU_ARGS),--qemu-args "$(QEMU_ARGS)") $(if $(filter 1,$(DEBUG)),--debug) \
 	   $(if $(filter 0 no off,$(ICOUNT)),--no-icount)$(if $(filter 1 yes on,$(ICOUNT)),--icount)
 run: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory all $(if $(filter 1,$(DEBUG)),hv-debug)
 	@$(PYTHON) tools/run.py $(CONFIG) $(RUN_ARGS)
 
 test: deps
-	@$(MAKE) --no-print-directory all unit
+	@$(MAKE) --no-print-directory all hv-debug unit
 	@$(PYTHON) tools/run-tests.py
 
 # The KVM peer (tools/kvm/kvm.mk) is built on first use; if that fails, bench.py still runs the
@@ -137,7 +175,7 @@ LINT_FILES = $(sort $(wildcard $(shell git ls-files --cached --others --exclude-
 LINT_C     = $(filter %.c,$(LINT_FILES))
 # cppcheck: every C file, as the RISC-V configuration (freestanding, LP64)
 LINT_CPPCHECK := cppcheck --enable=warning,performance,portability --error-exitcode=1 --inline-suppr \
-		 --quiet --platform=unix64 --std=c11 -D__riscv -D__riscv_xlen=64 \
+		 --quiet --platform=unix64 --std=c11 -D__riscv -D__riscv_xlen=64 -D__CPPCHECK__ \
 		 -I . -I guest-tests/lib -I arch/riscv
 LINT_CHECKS := -*,bugprone-*,-bugprone-easily-swappable-parameters,-bugprone-reserved-identifier,clang-analyzer-*,-clang-analyzer-security.insecureAPI.*
 LINT_TIDY  := clang-tidy --quiet --warnings-as-errors='*'
@@ -146,7 +184,7 @@ LINT_TIDY  := clang-tidy --quiet --warnings-as-errors='*'
 # valist.Uninitialized misreads x86-64's array va_list passed to vsnprintf (the RISC-V run
 # of the same code is clean).
 LINT_TIDY_HOST_C     = $(filter-out core/test/% vpmu/test/%,$(filter core/% vpmu/%,$(LINT_C)))
-LINT_TIDY_HOST_FLAGS := -std=gnu11 -I core/test/stubs -I .
+LINT_TIDY_HOST_FLAGS := -std=gnu11 -I core/test/stubs -I vpmu/test/stubs -I .
 # clang-tidy for the RISC-V target: arch/riscv and the bare-metal guest tests (not
 # guest-tests/linux: Linux user programs). Clang 14 knows no zicsr/zifencei: plain rv64imac.
 LINT_TIDY_RV_C       = $(filter arch/riscv/% guest-tests/lib/% guest-tests/images/%,$(LINT_C))
@@ -167,4 +205,4 @@ lint: $(LIBFDT_DIR)/.stamp
 clean:
 	rm -rf $(BUILD)
 
--include $(shell find $(BUILD)/hv -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/hv $(BUILD)/hv-debug $(BUILD)/gen -name '*.d' 2>/dev/null)

@@ -9,6 +9,7 @@
 #include "core/excl.h"
 #include "core/lib.h"
 #include "arch/riscv/timer.h"
+#include "vpmu/phys/types.h"
 #include "arch/riscv/vcpu_arch.h"
 #include "vpmu/vpmu.h"
 
@@ -43,6 +44,7 @@ struct hart {
 	bool settled;		    /* reached its first idle or guest entry (boot barrier) */
 	struct excl_hart excl;	    /* exclusive counting: its turn, its park (core/excl.c) */
 	struct vpmu_hart pmu;	    /* whose configuration each physical counter holds */
+	struct phys_hart phys;	    /* the vPMU's physical layer: its own per-hart state */
 };
 
 /*

@@ -202,22 +202,37 @@ int hostdt_parse(const void *fdt, struct host_info *h, struct riscv_isa *isa, ch
 	parse_uart(fdt, h);
 	parse_finisher(fdt, h);
 	parse_chosen(fdt, h);
+	/* a stringlist: its first entry is enough, QEMU's virt names only itself */
+	h->qemu_virt = fdt_node_check_compatible(fdt, 0, "riscv-virtio") == 0;
 	if (parse_cpus(fdt, h, isa, err, errlen) || parse_memory(fdt, h, err, errlen))
 		return -1;
 	return 0;
 }
 
-bool hostdt_option(const char *word)
+/* Where the first bootargs word made of prefix and then end (a space: the word's end) ends */
+static const char *bootargs_word(const char *prefix, char end)
 {
-	size_t n = strlen(word);
+	size_t n = strlen(prefix);
 
 	for (const char *p = host.bootargs; *p;) {
 		while (*p == ' ')
 			p++;
-		if (strncmp(p, word, n) == 0 && (p[n] == ' ' || p[n] == '\0'))
-			return true;
+		if (strncmp(p, prefix, n) == 0 && (p[n] == end || (end == ' ' && p[n] == '\0')))
+			return p + n;
 		while (*p && *p != ' ')
 			p++;
 	}
-	return false;
+	return NULL;
+}
+
+bool hostdt_option(const char *word)
+{
+	return bootargs_word(word, ' ') != NULL;
+}
+
+const char *hostdt_option_value(const char *key)
+{
+	const char *p = bootargs_word(key, '=');
+
+	return p ? p + 1 : NULL;
 }

@@ -31,6 +31,7 @@ struct host_info {
 	uint8_t rng_seed[64]; /* /chosen/rng-seed (the guests' seeds derive from it) */
 	unsigned int rng_seed_len;
 	char bootargs[128]; /* /chosen/bootargs (QEMU -append): hypervisor options */
+	bool qemu_virt;	    /* the root's compatible is QEMU's virt machine ("riscv-virtio") */
 };
 
 extern struct host_info host;
@@ -40,6 +41,8 @@ int hostdt_parse(const void *fdt, struct host_info *h, struct riscv_isa *isa, ch
 		 unsigned long errlen);
 /* Whether the bootargs hold this word (e.g. "pmu-backend=sbi"), space separated */
 bool hostdt_option(const char *word);
+/* The value of key=value in the bootargs (up to the next space), or NULL */
+const char *hostdt_option_value(const char *key);
 /* True if the named extension appears in a cpu node's ISA description */
 bool hostdt_isa_has(const void *fdt, int cpu, const char *ext);
 

@@ -40,9 +40,19 @@ uint32_t vpmu_host_fw_events(void)
 	       BIT(SBI_PMU_FW_SFENCE_VMA_ASID_RCVD);
 }
 
-bool vpmu_host_force_sbi_backend(void)
+bool vpmu_host_option(const char *word)
 {
-	return hostdt_option("pmu-backend=sbi");
+	return hostdt_option(word);
+}
+
+const char *vpmu_host_option_value(const char *key)
+{
+	return hostdt_option_value(key);
+}
+
+bool vpmu_host_is_qemu(void)
+{
+	return host.qemu_virt;
 }
 
 bool vpmu_host_has_sscofpmf(void)
@@ -58,11 +68,6 @@ void vpmu_host_counting_starts(struct vpmu *v)
 bool vpmu_host_busy_other_hart(unsigned long iters)
 {
 	return sched_busy_other_hart(iters);
-}
-
-struct vpmu_hart *vpmu_host_hart(void)
-{
-	return &this_hart()->pmu;
 }
 
 static struct vm *vpmu_vm(struct vpmu *v)

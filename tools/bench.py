@@ -3,7 +3,8 @@
 """Measure guest-visible costs under QEMU -icount shift=0 (`make bench`).
 
 usage: bench.py [--only RUN[,RUN...]] [--jobs N] [--timeout S] [--build DIR] [--json FILE]
-                [--kvm-build-failed]
+                [--kvm-build-failed] [--compare OLD.json [--against NEW.json]]
+                [--tolerance-sbi N] [--tolerance-switch N]
 
 Runs build/guest-tests/bench.bin on one hart with -icount shift=0, in every setup below, and
 prints the figures side by side, with the ratios pmuvisor / KVM:
@@ -22,8 +23,20 @@ script builds the bundles (tools/mkbundle.py), runs the QEMUs (tools/qemu.py, at
 --jobs at once, each under --timeout), parses the lines, prints the tables and writes
 build/bench/results.json. A run that fails (KVM not built, no BENCH-DONE, timeout) is named
 with its reason above the tables and its cells read FAILED; no figure is taken from elsewhere.
-Method and explanation: docs/performance.md.
-Exit status 0 iff every requested run printed BENCH-DONE.
+Three tables: the SBI calls and counter CSR reads on a fresh vCPU; the vCPU switch; and the
+steady state, the same rows again in the state a Linux guest running `perf record` lives in
+(after a counter overflow, ovf_*; and with counters running, busy_*), each with its change
+from the fresh row. Method and explanation: docs/performance.md.
+
+--compare OLD.json (a results file of an earlier run) prints, after the run, every row of the
+three tables, every run's column, as old / new / new - old, and flags (!) the rows worse than
+tolerance: a call or CSR row more than --tolerance-sbi (default 3) instructions dearer, a
+vCPU switch row more than --tolerance-switch (default 5), a changed SBI error, or a figure
+the old file has and the new run lacks. Only the runs of the new results are compared (--only
+restricts both). With --against NEW.json nothing runs: the two files are compared.
+Exit status: 0 iff every requested run printed BENCH-DONE and, with --compare, no row is worse
+than tolerance; 1 if a run failed; 2 for a bad argument or results file, or a bundle that did
+not build; 3 if the runs succeeded (or nothing ran: --against) but a compared row is worse.
 """
 import argparse
 import datetime
@@ -65,6 +78,17 @@ ROWS = [
     ("csr_read_instret_started", "instret read, counter 2 started"),
     ("csr_read_time", "time read"),
 ]
+# The steady state (bench_steady() in bench.c): the rows again, figure names prefixed, after the
+# vCPU took an overflow ("ovf_") and with counters running too ("busy_"); the snapshot area's own
+# row is not taken again (the area must stay); two rows "sie_" with sstatus.SIE set, after the
+# overflow only. Each is shown against its fresh row (the key without a prefix or "sie_").
+STEADY_SETS = [("ovf_", "after ovf"), ("busy_", "running")]
+STEADY_ROWS = [(k, label) for k, label in ROWS if k != "pmu_snapshot_set_shmem"] + [
+    ("sie_base_get_spec_version", "BASE get_spec_version, sstatus.SIE set"),
+    ("sie_pmu_start_stop", "PMU start(SET_INIT_VALUE) + stop, sstatus.SIE set")]
+# --compare: a row is worse when new - old exceeds these (instructions), unless told otherwise
+TOLERANCE_SBI = 3
+TOLERANCE_SWITCH = 5
 # (run, label) of the value columns, then the ratio columns (numerator run, denominator run)
 COLUMNS = [("native", "OpenSBI native"), ("kvm", "KVM 6.12"), ("pmuvisor", "pmuvisor"),
            ("pmuvisor-sbi", "pmuvisor no Smcdeleg")]
@@ -242,6 +266,125 @@ def switch_table(runs):
     return head, rows
 
 
+def steady_table(runs):
+    """The steady-state rows: per run of COLUMNS and per set, the figure and its change from the
+    fresh row of the same run"""
+    cols = [(n, label) for n, label in COLUMNS if n in runs]
+    head = ["operation (steady state)"] + [f"{label}, {set_label}" for _, label in cols
+                                           for _, set_label in STEADY_SETS]
+    rows = []
+    for key, label in STEADY_ROWS:
+        fresh_key = key[len("sie_"):] if key.startswith("sie_") else key
+        row = [label]
+        for n, _ in cols:
+            fresh = runs[n]["figures"].get(fresh_key)
+            for prefix, _ in STEADY_SETS:
+                cell, f = figure(runs, n, prefix + key)
+                if f and fresh:
+                    cell += f" ({signed(f['instructions'] - fresh['instructions'])})"
+                row.append(cell)
+        rows.append(row)
+    return head, rows
+
+
+def signed(d):
+    """a difference with its sign: +3, -2, 0, +0.25"""
+    if abs(d) < 0.0005:
+        return "0"
+    return ("+" if d > 0 else "-") + fmt(abs(d))
+
+
+def compare_rows(old, new, tol_sbi, tol_switch):
+    """[(section, row label, [(run, column label, old figure, new figure, tolerance)])] for every
+    row of the three tables (calls and CSR reads, steady state, vCPU switch), over the runs of
+    `new` (old, new: the "runs" of two results files)"""
+    def pick(runs, n, key):
+        return runs.get(n, {}).get("figures", {}).get(key)
+
+    def cells(cols, key_of, tol):
+        return [(n, lab, pick(old, n, key_of(n)), pick(new, n, key_of(n)), tol)
+                for n, lab in cols]
+
+    out = []
+    cols = [(n, label) for n, label in COLUMNS if n in new]
+    for key, label in ROWS:
+        out.append(("calls", label, cells(cols, lambda n: key, tol_sbi)))
+    for prefix, set_label in STEADY_SETS:
+        for key, label in STEADY_ROWS:
+            c = cells(cols, lambda n: prefix + key, tol_sbi)
+            if any(o or f for _, _, o, f, _ in c):
+                out.append(("steady", f"{set_label}: {label}", c))
+    scols = [(n, prefix, label) for n, prefix, label in SWITCH_COLUMNS if n in new]
+    pre = {n: prefix for n, prefix, _ in scols}
+    lives = sorted({int(k[len(pre[n]):]) for n in pre for runs in (old, new)
+                    for k in runs.get(n, {}).get("figures", {}) if k.startswith(pre[n])})
+    for live in lives:
+        out.append(("switch", f"{live} live counters per vCPU",
+                    cells([(n, label) for n, _, label in scols],
+                          lambda n: f"{pre[n]}{live}", tol_switch)))
+    return out
+
+
+def compare_cell(old, new, tol, new_ok):
+    """(cell text, why it is worse or None)"""
+    def val(f):
+        return fmt(f["instructions"], f["error"]) if f else "-"
+
+    if not new:
+        text = f"{val(old)} / {'-' if new_ok else 'FAILED'}"
+        return text, (("gone" if new_ok else "run failed") if old else None)
+    if not old:
+        return f"- / {val(new)}", None
+    d = new["instructions"] - old["instructions"]
+    text = f"{val(old)} / {val(new)} / {signed(d)}"
+    if new["error"] != old["error"]:
+        return text + " !", f"SBI error {old['error']} -> {new['error']}"
+    if d > tol:
+        return text + " !", f"{signed(d)} > +{fmt(tol)}"
+    return text, None
+
+
+def compare(old_res, new_res, tol_sbi, tol_switch, old_name, new_name):
+    """Print every row of both results as old / new / difference; returns the rows worse than
+    tolerance, as text"""
+    old, new = old_res.get("runs", {}), new_res.get("runs", {})
+    worse = []
+    print(f"\nCompared: old = {old_name} (commit {old_res.get('commit', '?')[:12]}, "
+          f"{old_res.get('date', '?')}), new = {new_name} (commit "
+          f"{new_res.get('commit', '?')[:12]}, {new_res.get('date', '?')})")
+    print(f"cells: old / new / new - old; ! = worse than tolerance (calls and CSR reads +"
+          f"{fmt(tol_sbi)}, vCPU switch +{fmt(tol_switch)}), a changed SBI error, or a figure "
+          "gone")
+    titles = {"calls": "operation", "steady": "operation (steady state)",
+              "switch": "vCPU switch, instructions per switch"}
+    rows = compare_rows(old, new, tol_sbi, tol_switch)
+    for section in ("calls", "steady", "switch"):
+        sec = [r for r in rows if r[0] == section]
+        if not sec:
+            continue
+        head = [titles[section]] + [lab for _, lab, _, _, _ in sec[0][2]]
+        body = []
+        for _, label, cells in sec:
+            row = [label]
+            for run, lab, o, f, tol in cells:
+                text, why = compare_cell(o, f, tol, new[run].get("ok", False))
+                row.append(text)
+                if why:
+                    worse.append(f"{lab}: {label}: {why}")
+            body.append(row)
+        print()
+        print_table(head, body)
+    return worse
+
+
+def show_table(results, key, title, head_rows):
+    """print a table under its title, and keep it in the results as results[key]"""
+    head, rows = head_rows
+    print(title)
+    print_table(head, rows)
+    results[key] = {"head": head, "rows": rows}
+
+
 def print_table(head, rows):
     w = [max(len(str(r[i])) for r in [head] + rows) for i in range(len(head))]
 
@@ -252,6 +395,31 @@ def print_table(head, rows):
     print("  ".join("-" * x for x in w))
     for r in rows:
         print(line(r))
+
+
+def load_results(path):
+    """a results file as bench.py writes it, or None (said why)"""
+    try:
+        with open(path) as f:
+            res = json.load(f)
+    except (OSError, ValueError) as e:
+        print(f"bench.py: {path}: {e}", file=sys.stderr)
+        return None
+    if not isinstance(res, dict) or not isinstance(res.get("runs"), dict):
+        print(f"bench.py: {path}: not a bench.py results file (no \"runs\")", file=sys.stderr)
+        return None
+    return res
+
+
+def compare_verdict(worse, status):
+    """the exit status after a comparison: 3 if a row is worse, else the run's status"""
+    if worse:
+        print(f"\nbench.py: {len(worse)} row(s) worse than tolerance:")
+        for w in worse:
+            print(f"  {w}")
+        return 3 if not status else status
+    print("\nbench.py: no row worse than tolerance")
+    return status
 
 
 # every run's machine: QEMU with OpenSBI (-bios default), one hart, -icount
@@ -309,11 +477,37 @@ def main():
     ap.add_argument("--json", help="results file (default BUILD/bench/results.json)")
     ap.add_argument("--kvm-build-failed", action="store_true",
                     help="`make kvm-peer` failed: report the KVM run as failed, do not run it")
+    ap.add_argument("--compare", metavar="OLD.json",
+                    help="after the run, print every row as old / new / difference against this "
+                    "results file; exit status 3 if a row is worse than tolerance")
+    ap.add_argument("--against", metavar="NEW.json",
+                    help="with --compare: compare with this results file instead of running")
+    ap.add_argument("--tolerance-sbi", type=float, default=TOLERANCE_SBI, metavar="N",
+                    help="--compare: instructions a call or CSR row may grow by "
+                    f"(default {TOLERANCE_SBI})")
+    ap.add_argument("--tolerance-switch", type=float, default=TOLERANCE_SWITCH, metavar="N",
+                    help="--compare: instructions a vCPU switch row may grow by "
+                    f"(default {TOLERANCE_SWITCH})")
     args = ap.parse_args()
+    if args.against and not args.compare:
+        ap.error("--against needs --compare")
     want = RUNS if not args.only else [w.strip() for w in args.only.split(",")]
     for w in want:
         if w not in RUNS:
             ap.error(f"--only: unknown run {w!r} (runs: {', '.join(RUNS)})")
+    old_res = None
+    if args.compare:
+        old_res = load_results(args.compare)
+        if old_res is None:
+            return 2
+    if args.against:
+        new_res = load_results(args.against)
+        if new_res is None:
+            return 2
+        new_res = dict(new_res, runs={n: r for n, r in new_res["runs"].items() if n in want})
+        worse = compare(old_res, new_res, args.tolerance_sbi, args.tolerance_switch,
+                        rel(args.compare), rel(args.against))
+        return compare_verdict(worse, 0)
 
     out_dir = os.path.join(args.build, "bench")
     os.makedirs(out_dir, exist_ok=True)
@@ -372,30 +566,39 @@ def main():
         if not r["ok"]:
             print(f"bench.py: {name}: {r['status']}")
     if any(n in runs for n, _ in COLUMNS):
-        head, rows = table(runs)
-        print("\nGuest-visible cost in instructions (-icount shift=0, 1 instruction = 1 ns; "
-              "(n/s) = NOT_SUPPORTED; FAILED = that run failed, see above)")
-        print_table(head, rows)
-        results["table"] = {"head": head, "rows": rows}
+        show_table(results, "table", "\nGuest-visible cost in instructions (-icount shift=0, 1 "
+                   "instruction = 1 ns; (n/s) = NOT_SUPPORTED; FAILED = that run failed, see "
+                   "above)", table(runs))
         evs = sorted({f["ev"] for r in runs.values() for f in r["figures"].values() if "ev" in f})
         if evs:
             print(f"* counts event {'/'.join(evs)} (DTLB read miss), not instructions: that "
                   "platform puts instructions on counter 2 whatever the mask (BENCH-INFO in "
                   "its log)")
     if any(n in runs for n, _, _ in SWITCH_COLUMNS):
-        print("\npmuvisor vCPU switch, instructions per switch (two vCPUs time-sliced on one "
-              "hart, 10 ms slices), (+PMU share = cost - the 0-counter cost of the same setup):"
-              "\n  same counters: both vCPUs of one guest use the same counters and events "
-              "(every switch reconfigures);\n  partitioned: two guests with disjoint "
-              "counters-mask and events (a masked stop + start)")
-        shead, srows = switch_table(runs)
-        print_table(shead, srows)
-        results["switch_table"] = {"head": shead, "rows": srows}
+        show_table(results, "switch_table", "\npmuvisor vCPU switch, instructions per switch "
+                   "(two vCPUs time-sliced on one hart, 10 ms slices), (+PMU share = cost - the "
+                   "0-counter cost of the same setup):\n  same counters: both vCPUs of one guest "
+                   "use the same counters and events (every switch reconfigures);\n  "
+                   "partitioned: two guests with disjoint counters-mask and events (a masked "
+                   "stop + start)", switch_table(runs))
+    if any(n in runs for n, _ in COLUMNS):
+        show_table(results, "steady_table", "\nSteady state (bench_steady() in bench.c), "
+                   "instructions (change from the fresh row): after ovf = the vCPU has a "
+                   "snapshot area, LCOFIE/STIE/SSIE enabled, took one counter overflow\n"
+                   "(handled, counter reset, sip.LCOFIP cleared), calls made with sstatus.SIE "
+                   "clear as Linux makes its PMU calls; running = the same with 3 more "
+                   "counters\nrunning (cycles sampler, 2 TLB events; counters 11 and up)",
+                   steady_table(runs))
     json_path = args.json or os.path.join(out_dir, "results.json")
     with open(json_path, "w") as f:
         json.dump(results, f, indent=1)
     print(f"\nbench.py: wrote {rel(json_path)}")
-    return 0 if all(r["ok"] for r in runs.values()) else 1
+    status = 0 if all(r["ok"] for r in runs.values()) else 1
+    if old_res is not None:
+        worse = compare(old_res, results, args.tolerance_sbi, args.tolerance_switch,
+                        rel(args.compare), rel(json_path))
+        return compare_verdict(worse, status)
+    return status
 
 
 if __name__ == "__main__":

@@ -19,6 +19,10 @@ comment lines in dts/tests/<name>.dts:
                                                  matches regex, QEMU exits on its own, no guest runs
     // test: linux=probe exact record fw=6,7     Linux guests running perf: host-side checks of
                                                  tools/check_linux.py instead of TEST DONE lines
+    // test: debug=yes                           run it again with the debug hypervisor
+                                                 (build/pmuvisor-debug.bin: the vPMU's invariants
+                                                 checked after every PMU call and vCPU switch),
+                                                 as <name>+debug
     // test: dialog=<regex> => <text>            console dialog (repeatable, in order): wait until
                                                  the output since the previous step matches regex
                                                  (partial lines too: a prompt), then type text
@@ -80,7 +84,8 @@ def bundle_guests(bundle):
 # ---------------------------------------------------------------- options
 def dts_options(dts):
     opts = {"qemu-args": [], "timeout": None, "expect-stopped": {}, "expect-summary": None,
-            "skip": None, "linux": None, "expect-log": [], "dialog": [], "expect-refused": None}
+            "skip": None, "linux": None, "expect-log": [], "dialog": [], "expect-refused": None,
+            "debug": False}
     if not os.path.isfile(dts):
         return opts
     with open(dts) as f:
@@ -103,6 +108,8 @@ def dts_options(dts):
                 opts["expect-summary"] = (int(m2.group(1)), int(m2.group(2)))
             elif key == "skip":
                 opts["skip"] = val
+            elif key == "debug":
+                opts["debug"] = val == "yes"
             elif key == "expect-log":
                 opts["expect-log"].append(re.compile(val))
             elif key == "expect-refused":
@@ -251,11 +258,19 @@ def check_refused(cfg, opts, lines, rc, timed_out, guests, res, args):
         res.ok(f"{cfg}:no-guest-ran", args.verbose)
 
 
-def run_config(bundle, res, args):
+def wants_debug_run(bundle, args):
     rel = os.path.relpath(bundle, os.path.join(args.build, "bundles"))
-    cfg = rel[:-len(".bundle")]
+    try:
+        return dts_options(os.path.join(REPO, "dts", rel[:-len(".bundle")] + ".dts"))["debug"]
+    except (ValueError, OSError):
+        return False
+
+
+def run_config(bundle, res, args, debug=False):
+    rel = os.path.relpath(bundle, os.path.join(args.build, "bundles"))
+    cfg = rel[:-len(".bundle")] + ("+debug" if debug else "")
     short = os.path.basename(cfg)
-    dts = os.path.join(REPO, "dts", cfg + ".dts")
+    dts = os.path.join(REPO, "dts", rel[:-len(".bundle")] + ".dts")
     print(f"== {cfg}")
     before_p, before_f = res.passed, res.failed
     try:
@@ -268,9 +283,10 @@ def run_config(bundle, res, args):
         print(f"   skipped: {opts['skip']}")
         return
     timeout = opts["timeout"] or args.timeout
-    cmd = qemu.machine_cmd(args.hv, bundle, opts["qemu-args"])
+    cmd = qemu.machine_cmd(args.hv_debug if debug else args.hv, bundle, opts["qemu-args"])
     log = os.path.join(args.logs, short + ".log")
-    native = linux_native(cfg, bundle, opts, args) if opts["linux"] is not None else None
+    native = (linux_native(cfg, bundle, opts, args)
+              if opts["linux"] is not None and not debug else None)
     t0 = time.monotonic()
     dialog = list(opts["dialog"])
     lines, rc, timed_out = run_process(cmd, timeout, log, args.verbose, RE_SUMMARY, dialog)
@@ -402,6 +418,7 @@ def main():
     ap.add_argument("--no-qemu", action="store_true", help="skip QEMU tests")
     args = ap.parse_args()
     args.hv = os.path.join(args.build, "pmuvisor.bin")
+    args.hv_debug = os.path.join(args.build, "pmuvisor-debug.bin")
     args.logs = os.path.join(args.build, "test-logs")
     os.makedirs(args.logs, exist_ok=True)
 
@@ -430,6 +447,8 @@ def main():
             for b in bundles:
                 run_config(b, res, args)
                 ran += 1
+                if wants_debug_run(b, args):
+                    run_config(b, res, args, debug=True)
     if res.failures:
         print(f"\n{len(res.failures)} failure(s):")
         for name, detail in res.failures:

@@ -91,6 +91,8 @@ def main():
     ap.add_argument("--smp", type=int, default=2)
     ap.add_argument("--mem", default="1G")
     ap.add_argument("--build", default=os.path.join(REPO, "build"))
+    ap.add_argument("--debug", action="store_true",
+                    help="boot the debug hypervisor (pmuvisor-debug.bin: make DEBUG=1)")
     args = ap.parse_args()
     if args.config is None:
         args.config = "linux-shell" if args.interactive else "default"
@@ -99,13 +101,13 @@ def main():
         bundle = args.config
     else:
         bundle = os.path.join(args.build, "bundles", args.config + ".bundle")
-    hv = os.path.join(args.build, "pmuvisor.bin")
+    hv = os.path.join(args.build, "pmuvisor-debug.bin" if args.debug else "pmuvisor.bin")
     guests = guest_props(bundle)
     if not args.interactive and wants_shell(guests):
         args.interactive = True
         print("run.py: a guest runs the Linux shell: console input is attached "
               "(`exit` powers the guest off; Ctrl-A x quits QEMU)", flush=True)
-    for p, hint in ((bundle, "make bundles"), (hv, "make hv")):
+    for p, hint in ((bundle, "make bundles"), (hv, "make DEBUG=1 hv-debug" if args.debug else "make hv")):
         if not os.path.isfile(p):
             print(f"run.py: {p} not found ({hint})", file=sys.stderr)
             return 2

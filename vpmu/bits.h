@@ -5,6 +5,16 @@
 
 #include <stdint.h>
 
+/* Branch hints, for the rare side of a hot path's test */
+#ifndef likely
+#define likely(x)   __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+#endif
+/* A function for a rare case (a quirk's workaround, an error): kept out of the hot paths */
+#ifndef __cold
+#define __cold __attribute__((cold))
+#endif
+
 /*
  * Index of the lowest set bit of m (m != 0): Zbb's ctz in the hypervisor.
  * Without Zbb (the host's unit tests and fuzzer), libgcc's __ctzdi2 would

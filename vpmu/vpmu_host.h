@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "arch/riscv/percpu.h"
+#include "vpmu/host_offsets.h" /* generated from core/offsets.c */
 
 struct vpmu;
 
@@ -21,8 +23,11 @@ struct vpmu;
 int vpmu_host_read_guest(struct vpmu *v, uint64_t gpa, void *dst, size_t len);
 int vpmu_host_write_guest(struct vpmu *v, uint64_t gpa, const void *src, size_t len);
 
-/* The table of the physical hart we are running on */
-struct vpmu_hart *vpmu_host_hart(void);
+/* The table of the physical hart we are running on (the core keeps it at a constant offset) */
+static inline struct vpmu_hart *vpmu_host_hart(void)
+{
+	return (struct vpmu_hart *)(void *)(percpu_base() + VPMU_HOST_HART_OFFSET);
+}
 
 /* Host time in timer ticks (the `time` CSR) */
 uint64_t vpmu_host_now(void);
@@ -44,8 +49,12 @@ void vpmu_host_cancel_lcofi(struct vpmu *v);
 /* The SBI_PMU_FW_* events the core counts for guests (bit = event code) */
 uint32_t vpmu_host_fw_events(void);
 
-/* The operator asked for the SBI physical backend (bootargs pmu-backend=sbi) */
-bool vpmu_host_force_sbi_backend(void);
+/* The hypervisor's bootargs hold this word (e.g. "pmu-backend=sbi") */
+bool vpmu_host_option(const char *word);
+/* The value of key=value in the bootargs (up to the next space), or NULL */
+const char *vpmu_host_option_value(const char *key);
+/* The machine is QEMU's virt (the host DT's root compatible says "riscv-virtio") */
+bool vpmu_host_is_qemu(void);
 
 /* Whether the host harts have Sscofpmf (scountovf, OF bits, LCOFI) */
 bool vpmu_host_has_sscofpmf(void);
@@ -65,5 +74,8 @@ bool vpmu_host_busy_other_hart(unsigned long iters);
 
 /* Console output of the core (%d %u %x %lx %s) */
 extern void hv_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A hypervisor bug: say so and stop the machine (a debug build's broken invariant) */
+extern __attribute__((noreturn)) void hv_panic(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
 
 #endif

@@ -45,13 +45,9 @@ struct sbi_ret vpmu_event_get_info(struct vpmu *v, unsigned long shmem_phys_lo,
 				   unsigned long shmem_phys_hi, unsigned long num_entries,
 				   unsigned long flags);
 
-/*
- * One guest SBI PMU call: fid and args[0..5] (a0..a5) as the guest passed
- * them. START and STOP, perf's every event switch, are tested first: no
- * jump table for them.
- */
-static inline struct sbi_ret vpmu_sbi_call(struct vpmu *v, unsigned long fid,
-					   const unsigned long args[6])
+/* START and STOP, perf's every event switch, are tested first: no jump table for them */
+static inline struct sbi_ret vpmu_sbi_dispatch(struct vpmu *v, unsigned long fid,
+					       const unsigned long args[6])
 {
 	struct sbi_ret ret = {SBI_ERR_NOT_SUPPORTED, 0};
 
@@ -82,6 +78,23 @@ static inline struct sbi_ret vpmu_sbi_call(struct vpmu *v, unsigned long fid,
 	default:
 		return ret;
 	}
+}
+
+/*
+ * One guest SBI PMU call: fid and args[0..5] (a0..a5) as the guest passed
+ * them. A debug build (make DEBUG=1) checks the vPMU's invariants after it.
+ */
+static inline struct sbi_ret vpmu_sbi_call(struct vpmu *v, unsigned long fid,
+					   const unsigned long args[6])
+{
+#ifdef VPMU_DEBUG
+	struct sbi_ret r = vpmu_sbi_dispatch(v, fid, args);
+
+	vpmu_debug_check(v, "an SBI PMU call");
+	return r;
+#else
+	return vpmu_sbi_dispatch(v, fid, args);
+#endif
 }
 
 #endif

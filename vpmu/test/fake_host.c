@@ -1,22 +1,32 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 #include <assert.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "fake_host.h"
 #include "arch/riscv/sbi_spec.h"
 #include "vpmu/vpmu_host.h"
-#include "vpmu/vpmu_phys.h"
+#include "vpmu/phys.h"
 
 struct fake_host fake;
 uint8_t fake_ram[FAKE_RAM_SIZE];
 
-static struct vpmu_hart fake_hart_table[2];
-struct vpmu_hart *fake_hart = &fake_hart_table[0];
+static struct fake_percpu fake_harts[2];
+char *fake_percpu = (char *)&fake_harts[0];
+static long fake_start(unsigned int idx, uint64_t value);
+long (*vpmu_phys_start_op)(unsigned int idx, uint64_t value) = fake_start;
+
+void fake_set_hart(unsigned int n)
+{
+	fake_percpu = (char *)&fake_harts[n % 2];
+}
 
 void fake_reset(void)
 {
 	memset(&fake, 0, sizeof(fake));
-	memset(fake_hart_table, 0, sizeof(fake_hart_table));
-	fake_hart = &fake_hart_table[0];
+	memset(fake_harts, 0, sizeof(fake_harts));
+	fake_set_hart(0);
 	fake.available = 1;
 	fake.start_keeps_of = true;
 	vpmu_set_exclusive(true);
@@ -165,8 +175,8 @@ struct sbi_ret vpmu_phys_config(unsigned int idx, unsigned long host_flags, unsi
 	}
 	if ((event_idx == 0x1 || event_idx == 0x2) && r.value >= 3 && !fake.map[event_idx]) {
 		fake.map[event_idx] = (unsigned int)r.value;
-		/* as the delegation backend keeps it: vpmu_phys_event_counter_on's inline answer */
-		fake_hart->phys_ev[r.value] = (uint32_t)event_idx;
+		/* as the physical layer keeps it: vpmu_phys_event_counter's inline answer */
+		phys_this_hart()->qemu.ev[r.value] = (uint32_t)event_idx;
 	}
 	fake.c[r.value].configured = true;
 	fake.c[r.value].running = false;
@@ -176,7 +186,7 @@ struct sbi_ret vpmu_phys_config(unsigned int idx, unsigned long host_flags, unsi
 	return r;
 }
 
-long vpmu_phys_start(unsigned int idx, uint64_t value)
+static long fake_start(unsigned int idx, uint64_t value)
 {
 	fake.n_start++;
 	if (fake.fail_start)
@@ -192,12 +202,6 @@ long vpmu_phys_start(unsigned int idx, uint64_t value)
 	return SBI_SUCCESS;
 }
 
-long vpmu_phys_start_on(struct vpmu_hart *h, unsigned int idx, uint64_t value)
-{
-	assert(h == fake_hart); /* the caller's table is this hart's */
-	return vpmu_phys_start(idx, value);
-}
-
 /* One by one, as the SBI backend has no batch: the same starts, each counted */
 uint32_t vpmu_phys_start_values(uint32_t mask, const uint64_t *values, size_t stride)
 {
@@ -209,7 +213,7 @@ uint32_t vpmu_phys_start_values(uint32_t mask, const uint64_t *values, size_t st
 	return started;
 }
 
-long vpmu_phys_stop(unsigned int idx, int reset)
+static long stop(unsigned int idx, bool reset)
 {
 	long err = SBI_SUCCESS;
 
@@ -225,7 +229,7 @@ long vpmu_phys_stop(unsigned int idx, int reset)
 		for (unsigned int e = 1; e <= 2; e++)
 			if (fake.map[e] == idx) {
 				fake.map[e] = 0;
-				fake_hart->phys_ev[idx] = 0;
+				phys_this_hart()->qemu.ev[idx] = 0;
 			}
 		fake.c[idx].configured = false;
 		fake.c[idx].of = false;
@@ -233,9 +237,19 @@ long vpmu_phys_stop(unsigned int idx, int reset)
 	return err;
 }
 
+long vpmu_phys_stop(unsigned int idx)
+{
+	return stop(idx, false);
+}
+
+long vpmu_phys_release(unsigned int idx)
+{
+	return stop(idx, true);
+}
+
 uint64_t vpmu_phys_stop_read_one(unsigned int idx)
 {
-	vpmu_phys_stop(idx, 0);
+	vpmu_phys_stop(idx);
 	return vpmu_phys_read(idx);
 }
 
@@ -269,11 +283,6 @@ long vpmu_phys_start_mask(uint32_t mask)
 			fake.c[p].of = false;
 	}
 	return err;
-}
-
-struct vpmu_hart *vpmu_host_hart(void)
-{
-	return fake_hart;
 }
 
 bool vpmu_phys_irq_pending(void)
@@ -319,16 +328,10 @@ void vpmu_phys_set_wide(uint32_t mask)
 	fake.wide = mask;
 }
 
-void vpmu_phys_write_counteren(struct vpmu_hart *h, unsigned long bits)
+void vpmu_phys_write_counteren(unsigned long bits)
 {
-	assert(h == fake_hart);
-	h->phys_counteren = bits;
+	phys_this_hart()->counteren = bits;
 	fake.counteren = (fake.counteren & 2) | (bits & 0xffffffffUL & ~2UL);
-}
-
-void vpmu_phys_set_counteren(unsigned long bits)
-{
-	vpmu_phys_set_counteren_on(fake_hart, bits);
 }
 
 int vpmu_phys_event_filtered(unsigned int idx, unsigned long event_idx)
@@ -343,20 +346,22 @@ unsigned long vpmu_phys_counts_per_tick(void)
 	return 100;
 }
 
-void vpmu_phys_spin(unsigned long iters)
-{
-	fake_advance(2 * iters);
-}
-
-int vpmu_phys_event_shared(unsigned int a, unsigned int b, unsigned long event_idx)
+bool vpmu_phys_event_exclusive(unsigned int a, unsigned int b, unsigned long event_idx)
 {
 	(void)a;
 	(void)b;
 	(void)event_idx;
-	return fake.event_exclusive ? 0 : 1;
+	return fake.event_exclusive;
 }
 
-int vpmu_phys_event_counter(unsigned int idx, unsigned long event_idx)
+/* A host where a sleeping hart counts what another runs (QEMU -icount): vpmu_host_busy_other_hart */
+bool vpmu_phys_other_harts_charged(unsigned int p)
+{
+	(void)p;
+	return fake.charged && vpmu_host_busy_other_hart(1000);
+}
+
+int vpmu_phys_event_holder(unsigned int idx, unsigned long event_idx)
 {
 	if (idx < 3 || !(event_idx == 0x1 || event_idx == 0x2) || !fake.event_exclusive ||
 	    fake.map[event_idx] == idx)
@@ -374,14 +379,14 @@ int vpmu_phys_event_counts(unsigned int idx, unsigned long event_idx)
 		return -1;
 	if (r.value != idx) {
 		if (r.value >= 3)
-			vpmu_phys_stop((unsigned int)r.value, 1);
+			vpmu_phys_release((unsigned int)r.value);
 		return -1;
 	}
 	vpmu_phys_start(idx, 0);
 	before = fake.c[idx].value;
 	fake_advance(100);
 	ok = fake.c[idx].value != before;
-	vpmu_phys_stop(idx, 1);
+	vpmu_phys_release(idx);
 	fake.c[idx].value = 0;
 	return ok;
 }
@@ -434,9 +439,21 @@ uint32_t vpmu_host_fw_events(void)
 	return fake.fw_events;
 }
 
-bool vpmu_host_force_sbi_backend(void)
+bool vpmu_host_option(const char *word)
 {
+	(void)word;
 	return false;
+}
+
+const char *vpmu_host_option_value(const char *key)
+{
+	(void)key;
+	return NULL;
+}
+
+bool vpmu_host_is_qemu(void)
+{
+	return true;
 }
 
 bool vpmu_host_has_sscofpmf(void)
@@ -460,4 +477,14 @@ bool vpmu_host_busy_other_hart(unsigned long iters)
 void hv_printf(const char *fmt, ...)
 {
 	(void)fmt;
+}
+
+void hv_panic(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	abort();
 }

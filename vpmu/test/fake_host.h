@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "vpmu/vpmu.h"
+#include "vpmu/vpmu_host.h"
 
 struct vcpu {
 	struct vpmu vpmu;
@@ -65,8 +66,9 @@ struct fake_host {
 };
 
 extern struct fake_host fake;
-/* The physical hart the fake runs on (tests may switch between two) */
-extern struct vpmu_hart *fake_hart;
+/* The physical hart the fake runs on: 0 or 1 (tests may switch between two) */
+void fake_set_hart(unsigned int n);
+#define fake_hart vpmu_host_hart()
 extern uint8_t fake_ram[FAKE_RAM_SIZE];
 
 /* QEMU 10 virt + OpenSBI 1.5 defaults; clears RAM */

@@ -1,0 +1,341 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Events and the guest's policy: which encodings the SBI spec defines and
+ * pmuvisor can count (classify), what the policy allows, CONFIG_MATCHING's
+ * acceptance cache, the order in which hardware counters are tried, and
+ * EVENT_GET_INFO, which asks all of that for a list of events.
+ */
+#include "vpmu/internal.h"
+
+static bool rule_has(const struct vpmu_event_rule *r, unsigned int n, unsigned long ev)
+{
+	for (unsigned int i = 0; i < n; i++)
+		if (ev >= r[i].first && ev <= r[i].last)
+			return true;
+	return false;
+}
+
+/*
+ * May the guest count event_idx, and on which hardware counters? Denied
+ * events and, when an allow table exists, unlisted hardware events are not.
+ */
+static bool ev_allowed(const struct vpmu *v, unsigned long ev, bool fw, uint32_t *counters)
+{
+	const struct vpmu_policy *p = v->policy;
+
+	*counters = hw_allowed(v);
+	if (rule_has(p->deny, p->nr_deny, ev))
+		return false;
+	if (fw)
+		return !p->no_firmware;
+	if (!p->nr_allow)
+		return true;
+	for (unsigned int i = 0; i < p->nr_allow; i++)
+		if (ev >= p->allow[i].first && ev <= p->allow[i].last) {
+			*counters &= p->allow[i].counters;
+			return true;
+		}
+	return false;
+}
+
+static int ev_classify(unsigned long event_idx, uint64_t data, int *key)
+{
+	unsigned int type = EVENT_TYPE(event_idx), code = EVENT_CODE(event_idx);
+
+	*key = -1;
+	if (event_idx >> 20)
+		return EVK_BAD;
+	switch (type) {
+	case SBI_PMU_EVENT_TYPE_HW:
+		if (code < SBI_PMU_HW_CPU_CYCLES || code > SBI_PMU_HW_REF_CPU_CYCLES || data)
+			return EVK_UNSUPPORTED;
+		*key = (int)code;
+		return EVK_HW;
+	case SBI_PMU_EVENT_TYPE_CACHE:
+		/* code = cache_id[15:3] op_id[2:1] result_id[0] */
+		if ((code >> 3) > 6 || ((code >> 1) & 3) > 2 || data)
+			return EVK_UNSUPPORTED;
+		*key = 11 + (int)code;
+		return EVK_HW;
+	case SBI_PMU_EVENT_TYPE_RAW:
+		if (code)
+			return EVK_BAD;
+		return (data >> RAW_DATA_BITS) ? EVK_UNSUPPORTED : EVK_HW;
+	case SBI_PMU_EVENT_TYPE_RAW_V2:
+		if (code)
+			return EVK_BAD;
+		return (data >> RAW2_DATA_BITS) ? EVK_UNSUPPORTED : EVK_HW;
+	case SBI_PMU_EVENT_TYPE_FW:
+		/*
+		 * Only the events the hypervisor counts (misaligned and access
+		 * faults go to the guest without it; the guest has no HFENCE);
+		 * no SBI_PMU_FW_PLATFORM nor implementation events.
+		 */
+		if (code >= SBI_PMU_FW_MAX || data || !((vpmu_host_fw_events() >> code) & 1))
+			return EVK_UNSUPPORTED;
+		return EVK_FW;
+	default:
+		return EVK_UNSUPPORTED; /* a type the spec reserves: nothing counts it */
+	}
+}
+
+/* ev_classify and ev_allowed, remembered for the next call's same event */
+int ev_accept_anew(struct vpmu *v, unsigned long event_idx, uint64_t data)
+{
+	struct vpmu_ev_seen *s = &v->ev_seen;
+	int key, kind = ev_classify(event_idx, data, &key);
+	uint32_t allowed;
+
+	if (kind < 0 || !ev_allowed(v, event_idx, kind == EVK_FW, &allowed))
+		return EVK_UNSUPPORTED;
+	s->event_idx = event_idx;
+	s->event_data = data;
+	s->allowed = allowed;
+	s->key = key;
+	s->kind = kind;
+	return kind;
+}
+
+bool ev_seen_holds(struct vpmu *v)
+{
+	const struct vpmu_ev_seen *s = &v->ev_seen;
+	uint32_t allowed;
+	int key, kind;
+
+	if (s->kind < 0)
+		return true;
+	kind = ev_classify(s->event_idx, s->event_data, &key);
+	return kind == s->kind && key == s->key &&
+	       ev_allowed(v, s->event_idx, kind == EVK_FW, &allowed) && allowed == s->allowed;
+}
+
+/*
+ * Hardware counters that may count event_idx for v, and in which order: the
+ * programmable ones ascending, and for cycles and instret their fixed
+ * counter (*fixed, else -1) last: programmable counters have an overflow
+ * interrupt, so events there can be sampled (OpenSBI places them the same
+ * way). On hosts that count an event on one programmable counter per hart
+ * only (QEMU), a second counter of the same event would read 0 there: then
+ * the fixed counter comes first (*fixed_first), as it does where
+ * programmable counters cannot count the event at all.
+ */
+uint32_t ev_candidate_set(const struct vpmu *v, unsigned long event_idx, int *fixed,
+			  bool *fixed_first)
+{
+	int f = event_idx == EV_CYCLES ? 0 : event_idx == EV_INSTRET ? CTR_INSTRET : -1;
+	bool prog = f < 0 || layout.prog_counts[f == CTR_INSTRET];
+	uint32_t set = prog ? layout.hw_valid & ~((1U << FIRST_PROG) - 1) : 0;
+	bool first = !prog;
+	unsigned int i;
+
+	if (f >= 0 && prog && layout.event_exclusive)
+		for_each_bit (i, v->configured_hw & ~((1U << FIRST_PROG) - 1))
+			if (v->ctr[i].event_idx == event_idx) {
+				first = true;
+				break;
+			}
+	if (f >= 0 && is_hw((unsigned long)f))
+		set |= 1U << f;
+	else
+		f = -1;
+	*fixed = f;
+	*fixed_first = first;
+	return set;
+}
+
+/* The same, as a list in that order */
+static unsigned int ev_candidates(const struct vpmu *v, unsigned long event_idx,
+				  unsigned int out[VPMU_MAX_HW])
+{
+	int fixed;
+	bool first;
+	uint32_t set = ev_candidate_set(v, event_idx, &fixed, &first);
+	unsigned int i, n = 0;
+
+	if (fixed >= 0) {
+		set &= ~(1U << fixed);
+		if (first)
+			out[n++] = (unsigned int)fixed;
+	}
+	for_each_bit (i, set)
+		out[n++] = i;
+	if (fixed >= 0 && !first)
+		out[n++] = (unsigned int)fixed;
+	return n;
+}
+
+bool ev_candidate(const struct vpmu *v, unsigned long event_idx, unsigned int idx)
+{
+	int fixed;
+	bool first;
+
+	return idx < 32 && ((ev_candidate_set(v, event_idx, &fixed, &first) >> idx) & 1);
+}
+
+/* The event of a capability key, or 0 for keys that name no valid event */
+unsigned long ev_of_key(unsigned int key)
+{
+	unsigned int code = key - 11;
+
+	if (key >= SBI_PMU_HW_CPU_CYCLES && key <= SBI_PMU_HW_REF_CPU_CYCLES)
+		return EVENT_IDX(SBI_PMU_EVENT_TYPE_HW, key);
+	if (key >= 11 && (code >> 3) <= 6 && ((code >> 1) & 3) <= 2)
+		return EVENT_IDX(SBI_PMU_EVENT_TYPE_CACHE, code);
+	return 0;
+}
+
+/* ------------------------------------------------------------ EVENT_GET_INFO */
+
+struct event_info_entry {
+	uint32_t event_idx;
+	uint32_t output;
+	uint64_t event_data;
+};
+_Static_assert(sizeof(struct event_info_entry) == 16, "SBI v3.0 event info entry");
+
+/*
+ * Could config_matching find a counter for this hardware event, with the
+ * counters the guest may use, if none of them were busy? For general and
+ * cache events the boot probe knows. A raw event is tried on a counter the
+ * guest does not use itself (evicting another vCPU's stopped one if need
+ * be); if it has none free, the answer is "no" (documented in vpmu.md).
+ */
+static bool hw_event_supported(struct vpmu *v, unsigned long event_idx, uint64_t data, int key,
+			       uint32_t allowed)
+{
+	unsigned int c[VPMU_MAX_HW], n, i;
+
+	if (key >= 0) { /* the boot probe's answer: any candidate will do */
+		int fixed;
+		bool first;
+
+		return (ev_candidate_set(v, event_idx, &fixed, &first) & allowed &
+			layout.can[key]) != 0;
+	}
+	n = ev_candidates(v, event_idx, c);
+	for (i = 0; i < n; i++) {
+		unsigned int p = c[i];
+
+		if (!((allowed >> p) & 1))
+			continue;
+		if (v->ctr[p].state != VPMU_CTR_UNCONFIGURED) {
+			if (v->ctr[p].event_idx == event_idx && v->ctr[p].event_data == data)
+				return true;
+			continue;
+		}
+		if (v->loaded && place_try_config(v, p, 0, event_idx, data, key)) {
+			place_release(v->resident, p);
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * EVENT_GET_INFO may name up to ~2^60 entries, and a raw one costs a host
+ * call: the call is answered in slices of at most this much work (units:
+ * an entry read or answered from tables is 1, a host probe 32), about
+ * 0.5 M instructions. After each slice the guest re-executes its ecall
+ * (VPMU_RET_RESTART, the other vCPUs of the hart may run meanwhile) and
+ * the call resumes where it stopped, as long as the guest asks the same.
+ */
+#define EVINFO_SLICE 2048
+
+static bool evinfo_entry(struct vpmu *v, unsigned long lo, unsigned long i,
+			 struct event_info_entry *e)
+{
+	return !vpmu_host_read_guest(v, lo + i * sizeof(*e), e, sizeof(*e));
+}
+
+/* Event data is only meaningful for raw (2, 3) and firmware (15) events */
+static uint64_t evinfo_data(const struct event_info_entry *e)
+{
+	return EVENT_TYPE(e->event_idx) <= SBI_PMU_EVENT_TYPE_CACHE ? 0 : e->event_data;
+}
+
+struct sbi_ret vpmu_event_get_info(struct vpmu *v, unsigned long lo, unsigned long hi,
+				   unsigned long num, unsigned long flags)
+{
+	struct vpmu_evinfo *st = &v->evinfo;
+	struct event_info_entry e;
+	unsigned long work = 0;
+	uint32_t allowed;
+	int key;
+
+	if (flags || !num || (lo & 0xf))
+		return ret_err(SBI_ERR_INVALID_PARAM);
+	if (hi || num > (~0UL - lo) / sizeof(e))
+		return ret_err(SBI_ERR_INVALID_ADDRESS);
+	/* guest RAM is one range: both ends inside means all of it, checked in O(1) */
+	if (!evinfo_entry(v, lo, 0, &e) || !evinfo_entry(v, lo, num - 1, &e))
+		return ret_err(SBI_ERR_INVALID_ADDRESS);
+	if (!st->busy || st->lo != lo || st->num != num) {
+		st->busy = true;
+		st->lo = lo;
+		st->num = num;
+		st->next = 0;
+		st->checked = false;
+		st->raw_known = false;
+	}
+	/* First pass: every entry readable and well formed, nothing written */
+	for (; !st->checked && st->next < num; st->next++, work++) {
+		if (work >= EVINFO_SLICE)
+			return ret_err(VPMU_RET_RESTART);
+		if (!evinfo_entry(v, lo, st->next, &e)) {
+			st->busy = false;
+			return ret_err(SBI_ERR_INVALID_ADDRESS);
+		}
+		if (ev_classify(e.event_idx, evinfo_data(&e), &key) == EVK_BAD) {
+			st->busy = false;
+			return ret_err(SBI_ERR_INVALID_PARAM);
+		}
+	}
+	if (!st->checked) {
+		st->checked = true;
+		st->next = 0;
+	}
+	for (; st->next < num; st->next++) {
+		uint32_t out = 0;
+		int kind;
+
+		if (work >= EVINFO_SLICE) {
+			sync_hw(v);
+			return ret_err(VPMU_RET_RESTART);
+		}
+		if (!evinfo_entry(v, lo, st->next, &e)) {
+			st->busy = false;
+			sync_hw(v);
+			return ret_err(SBI_ERR_INVALID_ADDRESS);
+		}
+		kind = ev_classify(e.event_idx, evinfo_data(&e), &key);
+		if (kind >= 0 && !ev_allowed(v, e.event_idx, kind == EVK_FW, &allowed))
+			kind = EVK_UNSUPPORTED;
+		if (kind == EVK_FW) {
+			out = 1;
+		} else if (kind == EVK_HW && key < 0 && st->raw_known &&
+			   st->raw_idx == e.event_idx && st->raw_data == e.event_data) {
+			out = st->raw_out; /* the same raw event as the entry before */
+		} else if (kind == EVK_HW) {
+			out = hw_event_supported(v, e.event_idx, evinfo_data(&e), key, allowed);
+			if (key < 0) {
+				work += 31; /* a host probe */
+				st->raw_known = true;
+				st->raw_idx = e.event_idx;
+				st->raw_data = e.event_data;
+				st->raw_out = out;
+			}
+		}
+		work++;
+		if (vpmu_host_write_guest(v,
+					  lo + st->next * sizeof(e) +
+						  offsetof(struct event_info_entry, output),
+					  &out, sizeof(out))) {
+			st->busy = false;
+			sync_hw(v);
+			return ret_err(SBI_ERR_INVALID_ADDRESS);
+		}
+	}
+	st->busy = false;
+	sync_hw(v); /* probing may have had to undo a host fallback */
+	return ret_val(0);
+}
