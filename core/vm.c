@@ -80,6 +80,7 @@ int vm_create(const struct vm_config *cfg, unsigned int id)
 		v->arch.lcofi_by_software = cfg->lcofi_software;
 		vpmu_vcpu_init(&v->vpmu);
 		vpmu_vcpu_set_policy(&v->vpmu, &cfg->pmu);
+		vpmu_vcpu_set_guest(&v->vpmu, id);
 		vm->vcpus[i] = v;
 	}
 	vms[id] = vm;

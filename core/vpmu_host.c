@@ -10,6 +10,11 @@
 #include "core/vm.h"
 #include "vpmu/vpmu_host.h"
 
+unsigned long vpmu_host_ecall_pc(struct vpmu *v)
+{
+	return container_of(v, struct vcpu, vpmu)->arch.ctx.sepc;
+}
+
 uint64_t vpmu_host_now(void)
 {
 	return timer_now();

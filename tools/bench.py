@@ -16,6 +16,9 @@ prints the figures side by side, with the ratios pmuvisor / KVM:
                  which also runs the vCPU switch measurement (same counters on both vCPUs);
   partition:     as two 1-vCPU guests on hart 0 with disjoint counters-mask
                  (dts/bench/bench-partition.dts): the vCPU switch with a physical partition;
+  shared:        the same two guests counting the same events on the same counters
+                 (dts/bench/bench-shared.dts): what a switch between guests costs when no
+                 configuration may be taken over from another guest;
   pmuvisor-sbi, partition-sbi: the same two on a CPU without Smcdeleg/Ssccfg
                  (-cpu max,smcdeleg=false,ssccfg=false), where pmuvisor has only its SBI backend.
 The image prints `BENCH <name> <instructions> ...` lines (guest-tests/images/bench.c); this
@@ -54,9 +57,10 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 QEMU = qemu.QEMU
 DTS = os.path.join(REPO, "dts", "bench", "bench.dts")
 DTS_PART = os.path.join(REPO, "dts", "bench", "bench-partition.dts")
+DTS_SHARED = os.path.join(REPO, "dts", "bench", "bench-shared.dts")
 CPU_NO_CDELEG = "max,smcdeleg=false,ssccfg=false"
 KVM_MACHINE = "virt,aia=aplic-imsic,aia-guests=1"
-RUNS = ["native", "kvm", "pmuvisor", "pmuvisor-sbi", "partition", "partition-sbi"]
+RUNS = ["native", "kvm", "pmuvisor", "pmuvisor-sbi", "partition", "partition-sbi", "shared"]
 
 ROWS = [
     ("base_get_spec_version", "BASE get_spec_version (null call)"),
@@ -97,7 +101,8 @@ RATIOS = [("pmuvisor", "kvm", "pmuvisor / KVM"), ("pmuvisor-sbi", "kvm", "no Smc
 SWITCH_COLUMNS = [("pmuvisor", "switch_live_", "one guest, same counters"),
                   ("pmuvisor-sbi", "switch_live_", "same, no Smcdeleg"),
                   ("partition", "switch_part_live_", "two guests, partitioned"),
-                  ("partition-sbi", "switch_part_live_", "partitioned, no Smcdeleg")]
+                  ("partition-sbi", "switch_part_live_", "partitioned, no Smcdeleg"),
+                  ("shared", "switch_part_live_", "two guests, same counters")]
 
 RE_BENCH = re.compile(r"BENCH (\S+) (-?\d+\.\d+) err=(-?\d+) n=(\d+)(.*)$")
 RE_INFO = re.compile(r"BENCH-INFO (.*)$")
@@ -448,6 +453,7 @@ def commands(build, bundles):
         "partition": (machine(hv, bundles["partition"], icount=part), on_hv),
         "partition-sbi": (machine(hv, bundles["partition"], cpu=CPU_NO_CDELEG, icount=part),
                           on_hv),
+        "shared": (machine(hv, bundles["shared"], icount=part), on_hv),
     }
 
 
@@ -512,8 +518,9 @@ def main():
     out_dir = os.path.join(args.build, "bench")
     os.makedirs(out_dir, exist_ok=True)
     bundles = {"pmuvisor": os.path.join(out_dir, "bench.bundle"),
-               "partition": os.path.join(out_dir, "bench-partition.bundle")}
-    for name, dts in (("pmuvisor", DTS), ("partition", DTS_PART)):
+               "partition": os.path.join(out_dir, "bench-partition.bundle"),
+               "shared": os.path.join(out_dir, "bench-shared.bundle")}
+    for name, dts in (("pmuvisor", DTS), ("partition", DTS_PART), ("shared", DTS_SHARED)):
         if not any(w.startswith(name) for w in want):
             continue
         try:
@@ -540,7 +547,7 @@ def main():
         print(f"bench.py: {name}: {' '.join(cmd)}", flush=True)
 
     def done(name, result):
-        res = parse(result.output, 2 if name.startswith("partition") else 1)
+        res = parse(result.output, 2 if name.startswith(("partition", "shared")) else 1)
         res["status"] = run_status(res, result.output, result)
         res["ok"] = res["status"] == "ok"
         res.update(command=todo[name][0], seconds=round(result.seconds, 1),

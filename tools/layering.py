@@ -12,6 +12,10 @@
             other headers, and calls no vpmu_* function
   guest-tests/  guest images: nothing from core/ or vpmu/
 
+Speculation: in vpmu/, an index into a vCPU's ctr[] that a guest chose (named idx or computed
+from base, as the SBI functions name them) goes through ctr_of(), which clamps it to the array
+(arch/riscv/nospec.h); a plain ctr[idx] would let a mispredicted bounds check read past it.
+
 Every quoted include of the hypervisor names its folder ("core/vcpu.h"), so that the includes
 are the dependency graph; among the headers it must have no cycle. Exit status 1, with one line
 per violation, if a rule is broken.
@@ -24,6 +28,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RE_INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 RE_ASM = re.compile(r"\b(asm|__asm__)\b")
 RE_VPMU_CALL = re.compile(r"\bvpmu_\w+\s*\(")
+RE_CTR_GUEST_INDEX = re.compile(r"->ctr\[[^\]]*\b(idx|base)\b[^\]]*\]")
 PURE = ("arch/riscv/sbi_spec.h", "arch/riscv/nospec.h", "arch/riscv/percpu.h")
 ARCH_MAY = ("core/lib.h",)  # all arch/ may reach of core/ (freestanding helpers)
 
@@ -71,6 +76,10 @@ def main():
                         and top != "vpmu" and inc not in PURE):
                     bad.append(f"{path}: the vPMU's logic includes \"{inc}\" (only vpmu/ and "
                                f"{', '.join(PURE)}; the rest through vpmu_host.h and vpmu/phys.h)")
+            if folder == "vpmu":
+                for m in RE_CTR_GUEST_INDEX.finditer(text):
+                    bad.append(f"{path}: {m.group(0)}: a guest-chosen index into ctr[] goes "
+                               "through ctr_of() (no speculative read past the array)")
             if folder == "core" and RE_ASM.search(text):
                 bad.append(f"{path}: inline assembly in core (arch/riscv offers the function)")
             if folder == "arch":

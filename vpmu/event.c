@@ -194,14 +194,29 @@ struct event_info_entry {
 _Static_assert(sizeof(struct event_info_entry) == 16, "SBI v3.0 event info entry");
 
 /*
+ * EVENT_GET_INFO may name up to ~2^60 entries, and a raw one costs host
+ * calls: the call is answered in slices of at most this much work (units:
+ * an entry read or answered from tables is 1, a host configuration of a
+ * raw event on one counter EVINFO_PROBE), about 0.5 M instructions. After
+ * each slice the guest re-executes its ecall (VPMU_RET_RESTART, the other
+ * vCPUs of the hart may run meanwhile) and the call resumes where it
+ * stopped, in the middle of an entry's candidates if need be, as long as
+ * the same ecall asks the same.
+ */
+#define EVINFO_SLICE 2048
+#define EVINFO_PROBE 32
+
+/*
  * Could config_matching find a counter for this hardware event, with the
  * counters the guest may use, if none of them were busy? For general and
- * cache events the boot probe knows. A raw event is tried on a counter the
- * guest does not use itself (evicting another vCPU's stopped one if need
- * be); if it has none free, the answer is "no" (documented in vpmu.md).
+ * cache events the boot probe knows. A raw event is tried on each counter
+ * the guest does not use itself (evicting another vCPU's stopped one if
+ * need be); if it has none free, the answer is "no" (documented in
+ * vpmu.md). 1 or 0, or -1 when the slice's work ran out first: *from is
+ * the candidate to go on with.
  */
-static bool hw_event_supported(struct vpmu *v, unsigned long event_idx, uint64_t data, int key,
-			       uint32_t allowed)
+static int hw_event_supported(struct vpmu *v, unsigned long event_idx, uint64_t data, int key,
+			      uint32_t allowed, unsigned int *from, unsigned long *work)
 {
 	unsigned int c[VPMU_MAX_HW], n, i;
 
@@ -213,33 +228,46 @@ static bool hw_event_supported(struct vpmu *v, unsigned long event_idx, uint64_t
 			layout.can[key]) != 0;
 	}
 	n = ev_candidates(v, event_idx, c);
-	for (i = 0; i < n; i++) {
+	for (i = *from; i < n; i++) {
 		unsigned int p = c[i];
 
 		if (!((allowed >> p) & 1))
 			continue;
 		if (v->ctr[p].state != VPMU_CTR_UNCONFIGURED) {
 			if (v->ctr[p].event_idx == event_idx && v->ctr[p].event_data == data)
-				return true;
+				return 1;
 			continue;
 		}
-		if (v->loaded && place_try_config(v, p, 0, event_idx, data, key)) {
+		if (!v->loaded)
+			continue;
+		if (*work + EVINFO_PROBE > EVINFO_SLICE) {
+			*from = i;
+			return -1;
+		}
+		*work += EVINFO_PROBE;
+		if (place_try_config(v, p, 0, event_idx, data, key)) {
 			place_release(v->resident, p);
-			return true;
+			return 1;
 		}
 	}
-	return false;
+	return 0;
 }
 
-/*
- * EVENT_GET_INFO may name up to ~2^60 entries, and a raw one costs a host
- * call: the call is answered in slices of at most this much work (units:
- * an entry read or answered from tables is 1, a host probe 32), about
- * 0.5 M instructions. After each slice the guest re-executes its ecall
- * (VPMU_RET_RESTART, the other vCPUs of the hart may run meanwhile) and
- * the call resumes where it stopped, as long as the guest asks the same.
- */
-#define EVINFO_SLICE 2048
+/* This call's answer for a raw event asked before, or -1 */
+static int raw_seen(const struct vpmu_evinfo *st, unsigned long event_idx, uint64_t data)
+{
+	for (unsigned int i = 0; i < st->raw_known && i < VPMU_EVINFO_RAW_SEEN; i++)
+		if (st->raw[i].idx == event_idx && st->raw[i].data == data)
+			return (int)st->raw[i].out;
+	return -1;
+}
+
+static void raw_remember(struct vpmu_evinfo *st, unsigned long event_idx, uint64_t data,
+			 uint32_t out)
+{
+	st->raw[st->raw_known++ % VPMU_EVINFO_RAW_SEEN] =
+		(struct vpmu_evinfo_raw){(uint32_t)event_idx, data, out};
+}
 
 static bool evinfo_entry(struct vpmu *v, unsigned long lo, unsigned long i,
 			 struct event_info_entry *e)
@@ -258,7 +286,7 @@ struct sbi_ret vpmu_event_get_info(struct vpmu *v, unsigned long lo, unsigned lo
 {
 	struct vpmu_evinfo *st = &v->evinfo;
 	struct event_info_entry e;
-	unsigned long work = 0;
+	unsigned long work = 0, pc;
 	uint32_t allowed;
 	int key;
 
@@ -269,13 +297,17 @@ struct sbi_ret vpmu_event_get_info(struct vpmu *v, unsigned long lo, unsigned lo
 	/* guest RAM is one range: both ends inside means all of it, checked in O(1) */
 	if (!evinfo_entry(v, lo, 0, &e) || !evinfo_entry(v, lo, num - 1, &e))
 		return ret_err(SBI_ERR_INVALID_ADDRESS);
-	if (!st->busy || st->lo != lo || st->num != num) {
+	pc = vpmu_host_ecall_pc(v);
+	/* resumed only by the same ecall again: another one checks every entry anew */
+	if (!st->busy || st->lo != lo || st->num != num || st->pc != pc) {
 		st->busy = true;
 		st->lo = lo;
 		st->num = num;
+		st->pc = pc;
 		st->next = 0;
+		st->from = 0;
 		st->checked = false;
-		st->raw_known = false;
+		st->raw_known = 0;
 	}
 	/* First pass: every entry readable and well formed, nothing written */
 	for (; !st->checked && st->next < num; st->next++, work++) {
@@ -296,7 +328,7 @@ struct sbi_ret vpmu_event_get_info(struct vpmu *v, unsigned long lo, unsigned lo
 	}
 	for (; st->next < num; st->next++) {
 		uint32_t out = 0;
-		int kind;
+		int kind, got;
 
 		if (work >= EVINFO_SLICE) {
 			sync_hw(v);
@@ -312,18 +344,21 @@ struct sbi_ret vpmu_event_get_info(struct vpmu *v, unsigned long lo, unsigned lo
 			kind = EVK_UNSUPPORTED;
 		if (kind == EVK_FW) {
 			out = 1;
-		} else if (kind == EVK_HW && key < 0 && st->raw_known &&
-			   st->raw_idx == e.event_idx && st->raw_data == e.event_data) {
-			out = st->raw_out; /* the same raw event as the entry before */
+		} else if (kind == EVK_HW && key < 0 &&
+			   (got = raw_seen(st, e.event_idx, e.event_data)) >= 0) {
+			out = (uint32_t)
+				got; /* a raw event this call asked the host about already */
 		} else if (kind == EVK_HW) {
-			out = hw_event_supported(v, e.event_idx, evinfo_data(&e), key, allowed);
-			if (key < 0) {
-				work += 31; /* a host probe */
-				st->raw_known = true;
-				st->raw_idx = e.event_idx;
-				st->raw_data = e.event_data;
-				st->raw_out = out;
+			got = hw_event_supported(v, e.event_idx, evinfo_data(&e), key, allowed,
+						 &st->from, &work);
+			if (got < 0) { /* this entry goes on in the next slice */
+				sync_hw(v);
+				return ret_err(VPMU_RET_RESTART);
 			}
+			st->from = 0;
+			out = (uint32_t)got;
+			if (key < 0)
+				raw_remember(st, e.event_idx, e.event_data, out);
 		}
 		work++;
 		if (vpmu_host_write_guest(v,

@@ -372,7 +372,9 @@ static inline bool place_counts_as_taken(const struct vpmu *v, const struct vpmu
  * vCPU since (or by v before a migration), and its value is written at the
  * start. Taken over as it is, with the platform's event map unchanged, two
  * vCPUs that count the same events switch without a host call per counter.
- * Only if it counts the event there (place_counts_as_taken): the fuzz victim's
+ * Only from a vCPU of the same guest: a take-over is much faster than a
+ * configuration, and another guest could time it to learn what this one
+ * counts. Only if it counts the event there (place_counts_as_taken): the fuzz victim's
  * instret, taken over where another vCPU had configured it twice, stood
  * still (2 fuzz-pmu runs in 3).
  */
@@ -380,8 +382,8 @@ static inline bool place_can_take_over(const struct vpmu *v, const struct vpmu_h
 				       unsigned int p, unsigned long event_idx, uint64_t data,
 				       uint8_t flags, int key)
 {
-	return h->owner[p] && h->event_idx[p] == event_idx && h->event_data[p] == data &&
-	       h->flags[p] == flags && host_can(key, p) &&
+	return h->owner[p] && h->owner[p]->guest == v->guest && h->event_idx[p] == event_idx &&
+	       h->event_data[p] == data && h->flags[p] == flags && host_can(key, p) &&
 	       place_counts_as_taken(v, h, p, event_idx);
 }
 

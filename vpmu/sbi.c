@@ -109,7 +109,7 @@ struct sbi_ret vpmu_counter_config_matching(struct vpmu *v, unsigned long base, 
 	}
 
 	if (flags & SBI_PMU_CFG_FLAG_CLEAR_VALUE) {
-		v->ctr[idx].value = 0;
+		ctr_of(v, idx)->value = 0;
 		if (idx < VPMU_MAX_HW) /* a firmware counter has no synced bit */
 			set_hw_bit(&v->synced, idx, false);
 	}
@@ -161,14 +161,15 @@ static long stop_one(struct vpmu *v, unsigned int idx)
 
 	/* sync_deadline's rule, near_top only asked while something still runs */
 	if (!err && v->loaded)
-		sync_deadline(v, v->started_hw && is_hw(idx) && near_top(idx, v->ctr[idx].value));
+		sync_deadline(v,
+			      v->started_hw && is_hw(idx) && near_top(idx, ctr_of(v, idx)->value));
 	return err;
 }
 
 /* One counter stopped with RESET (what Linux does when it deletes an event) */
 static long reset_one(struct vpmu *v, unsigned int idx)
 {
-	const struct vpmu_ctr *c = &v->ctr[idx];
+	const struct vpmu_ctr *c = ctr_of(v, idx);
 	bool started = c->state == VPMU_CTR_STARTED;
 
 	ctr_transition(v, idx, OP_RESET, NULL);

@@ -18,12 +18,12 @@ static long start_one(struct vpmu *v, unsigned int idx, struct op_args *a, bool 
 }
 
 /* A counter of the set is unconfigured: START refuses the set whole */
-static bool set_unconfigured(const struct vpmu *v, unsigned long base, unsigned long mask)
+static bool set_unconfigured(struct vpmu *v, unsigned long base, unsigned long mask)
 {
 	unsigned int i;
 
 	for_each_bit (i, mask)
-		if (v->ctr[base + i].state == VPMU_CTR_UNCONFIGURED)
+		if (ctr_of(v, base + i)->state == VPMU_CTR_UNCONFIGURED)
 			return true;
 	return false;
 }
@@ -100,7 +100,7 @@ long set_stop(struct vpmu *v, unsigned long base, unsigned long mask, unsigned l
 		struct vpmu_ctr *c;
 		uint8_t prev;
 
-		c = &v->ctr[idx];
+		c = ctr_of(v, idx);
 		prev = c->state;
 		if (prev != VPMU_CTR_STARTED)
 			already = true;

@@ -27,10 +27,16 @@ void vpmu_vcpu_set_policy(struct vpmu *v, const struct vpmu_policy *p)
 	v->ev_seen.kind = EVK_UNSUPPORTED; /* what it accepted, the new policy may not */
 }
 
+void vpmu_vcpu_set_guest(struct vpmu *v, unsigned int guest)
+{
+	v->guest = guest;
+}
+
 void vpmu_vcpu_reset(struct vpmu *v)
 {
 	unsigned long nr_overflows, nr_unsignalled;
 	const struct vpmu_policy *policy = v->policy;
+	unsigned int guest = v->guest;
 	bool loaded = v->loaded;
 	unsigned int i;
 
@@ -46,6 +52,7 @@ void vpmu_vcpu_reset(struct vpmu *v)
 	v->nr_overflows = nr_overflows; /* statistics outlive a reset */
 	v->nr_unsignalled = nr_unsignalled;
 	vpmu_vcpu_set_policy(v, policy); /* and what it lets the guest see */
+	v->guest = guest;
 	v->loaded = loaded;
 	if (loaded)
 		v->resident = vpmu_host_hart();

@@ -28,6 +28,8 @@ static inline bool vpmu_available(void)
 	return vpmu_offered;
 }
 void vpmu_vcpu_init(struct vpmu *v);
+/* The guest v belongs to (any number the core gives each guest; 0 until it says) */
+void vpmu_vcpu_set_guest(struct vpmu *v, unsigned int guest);
 /* The guest's policy (kept by reference; NULL: no restriction) */
 void vpmu_vcpu_set_policy(struct vpmu *v, const struct vpmu_policy *p);
 /* Guest reboot, HSM stop: every counter unconfigured, snapshot area forgotten */

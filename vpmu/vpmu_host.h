@@ -29,6 +29,12 @@ static inline struct vpmu_hart *vpmu_host_hart(void)
 	return (struct vpmu_hart *)(void *)(percpu_base() + VPMU_HOST_HART_OFFSET);
 }
 
+/*
+ * Where the guest's SBI call being answered is (its sepc): an unfinished
+ * call (VPMU_RET_RESTART) resumes only when the same ecall comes again
+ */
+unsigned long vpmu_host_ecall_pc(struct vpmu *v);
+
 /* Host time in timer ticks (the `time` CSR) */
 uint64_t vpmu_host_now(void);
 

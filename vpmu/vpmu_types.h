@@ -36,9 +36,10 @@ struct vpmu_policy;
 struct vpmu;
 struct vpmu_hart {
 	struct vpmu *owner[VPMU_MAX_HW];
-	uint32_t owned;			 /* the counters with an owner */
-	uint32_t owners_changed;	 /* counts every change of owner[] */
-	uint32_t configs_changed;	 /* counts every configuration and release of a counter */
+	uint32_t owned; /* the counters with an owner */
+	/* 64 bits: never wraps, so that a count equal to one a vCPU saw means nothing changed */
+	uint64_t owners_changed;	 /* counts every change of owner[] */
+	uint64_t configs_changed;	 /* counts every configuration and release of a counter */
 	uint32_t event_idx[VPMU_MAX_HW]; /* what each owned counter is configured for */
 	uint64_t event_data[VPMU_MAX_HW];
 	uint8_t flags[VPMU_MAX_HW]; /* ... and with these host filter flags */
@@ -60,16 +61,25 @@ struct vpmu_ctr {
 	uint64_t value; /* virtual value; live in the physical counter while STARTED and loaded */
 };
 
+/* A raw event an EVENT_GET_INFO call asked the host about, and the answer */
+struct vpmu_evinfo_raw {
+	uint32_t idx;
+	uint64_t data;
+	uint32_t out;
+};
+#define VPMU_EVINFO_RAW_SEEN 8
+
 /* An EVENT_GET_INFO call answered in slices (event.c): where it stopped */
 struct vpmu_evinfo {
 	unsigned long lo, num; /* the call it belongs to */
+	unsigned long pc;      /* ... and where its ecall is (a new call starts over) */
 	unsigned long next;    /* the next entry of the current pass (E1: at most num while busy) */
+	unsigned int from;     /* ... and its next candidate counter (a raw event's probes) */
 	bool checked;	       /* the first pass (every entry well formed) is done */
 	bool busy;
-	bool raw_known; /* the last raw event answered, so a repeat costs no host call */
-	uint32_t raw_idx;
-	uint64_t raw_data;
-	uint32_t raw_out;
+	/* the last raw events answered (how many so far): a repeat costs no host call */
+	unsigned int raw_known;
+	struct vpmu_evinfo_raw raw[VPMU_EVINFO_RAW_SEEN];
 };
 
 /*
@@ -123,15 +133,21 @@ struct vpmu {
 	 * resident's owners_changed when it last owned every counter it placed
 	 * (after a load, at a put), and the counters put found near their top
 	 */
-	uint32_t owners_seen;
+	uint64_t owners_seen;
 	uint32_t near_hw;
 	/* resident's configs_changed at a put that found every counter it placed its own */
-	uint32_t configs_seen;
+	uint64_t configs_seen;
 	uint64_t shmem_gpa; /* snapshot area, valid if shmem_set */
 	bool shmem_set;
 	bool loaded;		    /* between vpmu_vcpu_load and vpmu_vcpu_put on this hart */
 	struct vpmu_hart *resident; /* the hart its counters are configured on */
 	const struct vpmu_policy *policy; /* never NULL once initialised */
+	/*
+	 * The guest it belongs to (vpmu_vcpu_set_guest): a configuration is taken
+	 * over only from a vCPU of the same guest, so that the time a
+	 * CONFIG_MATCHING takes says nothing about what another guest counts
+	 */
+	unsigned int guest;
 	/*
 	 * V6: derived from the layout and the policy (vpmu_vcpu_set_policy):
 	 * the counters it may use, of which firmware ones, and num_counters.

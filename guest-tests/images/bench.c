@@ -25,7 +25,9 @@
  *   (none)          SBI/CSR costs; with a second vCPU, the vCPU switch between
  *                   two vCPUs of this guest using the same counters;
  *   switch-timer    guest A of dts/bench/bench-partition.dts: the vCPU switch
- *   switch-worker   guest B: two guests on one hart with disjoint counters-mask.
+ *   switch-worker   guest B: two guests on one hart with disjoint counters-mask;
+ *   switch-timer-shared, switch-worker-shared: the same two guests counting the
+ *                   same events on the same counters (dts/bench/bench-shared.dts).
  * The two partition guests share no memory: A prints its intervals
  * (BENCH-SWA), B its run-period records (BENCH-SWB, BENCH-REC) and
  * tools/bench.py computes the switch cost from both, as bench_switch() does.
@@ -839,12 +841,17 @@ static void sleep_until(uint64_t until)
 	csr_clear(sie, SIE_STIE);
 }
 
-static void bench_partition(bool timer)
+/*
+ * shared: both guests count guest A's events on every counter
+ * (dts/bench/bench-shared.dts, no counters-mask): a configuration is never
+ * taken over from the other guest, so every switch configures anew
+ */
+static void bench_partition(bool timer, bool shared)
 {
 	unsigned long sets[4], nsets = 0;
 	uint64_t now = gt_rdtime(), s, e, alone = 0;
 
-	if (timer)
+	if (timer || shared)
 		live_setup(part_ev_a, 2);
 	else
 		live_setup(part_ev_b, 2);
@@ -918,10 +925,10 @@ void gt_main(unsigned long hartid, const void *fdt)
 		  "hw_mask=0x%lx fw_mask=0x%lx\n",
 		  gt_native() ? 1 : 0, (unsigned long)gt_timebase(), ipt, gt_nr_harts(), pl.num,
 		  pl.hw_mask, pl.fw_mask);
-	if (args && !__builtin_strcmp(args, "switch-timer")) {
-		bench_partition(true);
-	} else if (args && !__builtin_strcmp(args, "switch-worker")) {
-		bench_partition(false);
+	if (args && !__builtin_strncmp(args, "switch-timer", 12)) {
+		bench_partition(true, args[12] == '-');
+	} else if (args && !__builtin_strncmp(args, "switch-worker", 13)) {
+		bench_partition(false, args[13] == '-');
 	} else {
 		bench_sbi(false);
 		bench_steady();

@@ -194,7 +194,7 @@ static void note_event(struct qemu_hart *q, unsigned int idx, unsigned long ev)
 	q->ins &= ~bit;
 	q->tlb &= ~bit;
 	if (ev == 0x10019 || ev == 0x1001b || ev == 0x10021) /* DTLB read/write, ITLB miss */
-		q->tlb |= bit;
+		q->tlb |= bit & tlb_all;
 	if (ev == SBI_PMU_HW_CPU_CYCLES || raw_ev)
 		q->cyc |= bit & wide;
 	if (ev == SBI_PMU_HW_INSTRUCTIONS || raw_ev)
@@ -250,19 +250,16 @@ static inline void note_start(struct qemu_hart *q, unsigned int idx, uint64_t va
 
 /* ---------------------------------------------------------- tlb-overflow */
 
+/* Before any guest configures a counter: note_event keeps tlb bits only while it runs */
 void qemu_note_icount(bool exact)
 {
 	tlb_all = exact && (qemu_quirks & QEMU_TLB_OVERFLOW) ? ~0U : 0;
 }
 
-/* A counter of a TLB event under -icount: it must never run with its OF bit clear */
-static inline bool held(const struct qemu_hart *q, unsigned int idx)
+/* It runs near its top now: no far mark (a masked start then holds its OF bit again) */
+static __cold long start_tlb(struct qemu_hart *q, unsigned int idx, uint64_t value)
 {
-	return (q->tlb & tlb_all) >> idx & 1;
-}
-
-static __cold long start_tlb(unsigned int idx, uint64_t value)
-{
+	q->far &= ~(1U << idx);
 	return raw.start_held(idx, value);
 }
 
@@ -294,12 +291,18 @@ static long qemu_start(unsigned int idx, uint64_t value)
 	uint32_t bit = 1U << idx;
 
 	far_init(q);
-	if (unlikely(held(q, idx)))
-		return start_tlb(idx,
-				 value); /* a TLB event: not timed, nothing stale, never biased */
 	if (value >> 63) {
-		if (unlikely(qemu_ever_biased & bit))
-			return start_biased(q, idx, value);
+		/*
+		 * A TLB event under -icount near its top (it is above 2^63) must not
+		 * run with its OF bit clear; from further away (counting, Linux's
+		 * 2^63 + 1) it would need 2^62 events to come near it
+		 */
+		if (unlikely((qemu_ever_biased | q->tlb) & bit)) {
+			if ((q->tlb & bit) && !far_from_top(value))
+				return start_tlb(q, idx, value);
+			if (qemu_ever_biased & bit)
+				return start_biased(q, idx, value);
+		}
 		if (unlikely(stale_deadline(q, idx, value)))
 			return start_consuming(idx, value);
 		return raw.start(idx, value);
@@ -350,7 +353,11 @@ static long qemu_start_mask(uint32_t mask)
 	for_each_bit_dense (i, near)
 		if (far_from_top(phys_read_csr(i)))
 			q->far |= 1U << i;
-	alone |= mask & q->tlb & tlb_all; /* each with its OF bit held, from its value */
+	/* TLB events near their tops (one marked far is far still): each with its OF bit held */
+	timed = mask & q->tlb & ~q->far;
+	for_each_bit_dense (i, timed)
+		if (!far_from_top(phys_read_csr(i)))
+			alone |= 1U << i;
 	if (mask & ~alone)
 		err = raw.start_mask(mask & ~alone);
 	while (alone && err == SBI_SUCCESS) {
@@ -405,13 +412,15 @@ static void qemu_start_values(uint32_t mask, const uint64_t *values, size_t stri
 		w[i] = values[i * stride] + bias;
 		if (i < PHYS_FIRST_PROG)
 			continue;
-		if (far_from_top(w[i]))
+		if (far_from_top(w[i])) {
 			q->far |= bit & far_all;
-		else if (q->far & bit)
+			far |= bit;
+		} else if (q->far & bit) {
 			alone |= bit;
+		}
 	}
 	q->low = (q->low & ~plain) | low;
-	held_ones = mask & q->tlb & tlb_all;
+	held_ones = mask & q->tlb & ~far; /* TLB events near their tops */
 	alone &= ~held_ones;
 	if (mask & ~alone & ~held_ones)
 		raw.start_values(mask & ~alone & ~held_ones, w, 1);
@@ -424,7 +433,7 @@ static void qemu_start_values(uint32_t mask, const uint64_t *values, size_t stri
 	while (held_ones) {
 		i = lowest_bit(held_ones);
 		held_ones &= held_ones - 1;
-		start_tlb(i, w[i]);
+		start_tlb(q, i, w[i]);
 	}
 }
 

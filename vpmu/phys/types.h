@@ -21,7 +21,7 @@ struct qemu_hart {
 	uint32_t bias62;  /* ... and by 2^62 */
 	uint32_t low;	  /* Q5: counters running below 2^63 unbiased */
 	uint32_t cyc, ins; /* Q5: configured for an event QEMU may time as cycles / instret */
-	uint32_t tlb;	   /* tlb-overflow: configured for an event QEMU counts in its TLB fill */
+	uint32_t tlb;	   /* tlb-overflow (while on): configured for an event QEMU counts in its TLB fill */
 	uint32_t ev[32];   /* Q2: the event QEMU's map gives each programmable counter (0: none) */
 };
 

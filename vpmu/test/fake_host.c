@@ -417,6 +417,12 @@ int vpmu_host_write_guest(struct vpmu *v, uint64_t gpa, const void *src, size_t 
 	return 0;
 }
 
+unsigned long vpmu_host_ecall_pc(struct vpmu *v)
+{
+	(void)v;
+	return fake.ecall_pc;
+}
+
 uint64_t vpmu_host_now(void)
 {
 	return fake.now;

@@ -63,6 +63,7 @@ struct fake_host {
 	unsigned int nr_lcofi_cancel; /* vpmu_host_cancel_lcofi calls */
 	uint32_t fw_events;	      /* firmware events the core counts (vpmu_host_fw_events) */
 	uint32_t unfiltered; /* counters the host cannot filter by mode (count HS and M too) */
+	unsigned long ecall_pc; /* vpmu_host_ecall_pc: where the guest's SBI call is */
 };
 
 extern struct fake_host fake;

@@ -318,6 +318,71 @@ static void test_event_info_in_slices(void **state)
 	assert_int_equal(e[0].output, 7);
 }
 
+/*
+ * A call abandoned after a slice (the guest never re-executed its ecall)
+ * and a new one with the same arguments from another instruction: the new
+ * one checks every entry again, so an entry made malformed meanwhile is
+ * found (resuming skipped it and answered SUCCESS).
+ */
+static void test_event_info_new_call_starts_over(void **state)
+{
+	struct einfo *e = ram(FAKE_RAM_BASE);
+	struct sbi_ret r;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < 4000; i++)
+		e[i] = (struct einfo){EV_INSTR, 7, 0};
+	fake.ecall_pc = 0x80201000;
+	assert_int_equal(EVINFO(FAKE_RAM_BASE, 0, 4000, 0).error, VPMU_RET_RESTART);
+	e[5].event_idx = 1u << 20; /* checked by that first slice */
+	fake.ecall_pc = 0x80202000;
+	while ((r = EVINFO(FAKE_RAM_BASE, 0, 4000, 0)).error == VPMU_RET_RESTART)
+		;
+	assert_int_equal(r.error, SBI_ERR_INVALID_PARAM);
+	assert_int_equal(e[0].output, 7);
+}
+
+/*
+ * A raw event the host refuses is tried on every free programmable counter
+ * (16 here): each try is charged, and a slice stops mid-entry when its work
+ * is spent, so no slice makes more than 2048 / 32 = 64 host configurations
+ * (it made 1,024: one probe charged per entry). Two refused raw events
+ * alternating cost their probes once per call.
+ */
+static void test_event_info_slice_bound(void **state)
+{
+	struct einfo *e = ram(FAKE_RAM_BASE);
+	unsigned int i, slices = 0, most = 0, first = fake.n_config;
+	struct sbi_ret r;
+
+	(void)state;
+	for (i = 0; i < 200; i++)
+		e[i] = (struct einfo){EV_RAW, 7, 0x100 + i}; /* all refused, all different */
+	do {
+		unsigned int before = fake.n_config;
+
+		r = EVINFO(FAKE_RAM_BASE, 0, 200, 0);
+		slices++;
+		if (fake.n_config - before > most)
+			most = fake.n_config - before;
+	} while (r.error == VPMU_RET_RESTART);
+	assert_int_equal(r.error, SBI_SUCCESS);
+	assert_in_range(most, 60, 64);
+	assert_int_equal(fake.n_config - first, 200 * 16);
+	assert_in_range(slices, 200 * 16 / 64, 200 * 16 / 60 + 2);
+	for (i = 0; i < 200; i++)
+		assert_int_equal(e[i].output, 0);
+	/* two refused raw events alternating: 16 host configurations each, once */
+	for (i = 0; i < 200; i++)
+		e[i] = (struct einfo){EV_RAW, 7, 0x100 + (i & 1)};
+	fake.n_config = 0;
+	while ((r = EVINFO(FAKE_RAM_BASE, 0, 200, 0)).error == VPMU_RET_RESTART)
+		;
+	assert_int_equal(r.error, SBI_SUCCESS);
+	assert_int_equal(fake.n_config, 2 * 16);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -336,6 +401,8 @@ int main(void)
 		T(test_event_info_busy_counters),
 		T(test_event_info_errors),
 		T(test_event_info_in_slices),
+		T(test_event_info_new_call_starts_over),
+		T(test_event_info_slice_bound),
 	};
 
 	return cmocka_run_group_tests_name("vpmu_event", tests, NULL, NULL);

@@ -308,6 +308,55 @@ static void test_load_sees_owner_change(void **state)
 	assert_int_equal(vpmu_ctr_value(v, 3), 113);
 }
 
+/*
+ * A configuration is taken over only from a vCPU of the same guest: one of
+ * another guest configures the counter anew (a host call), so the time its
+ * CONFIG_MATCHING takes does not tell which events v had there.
+ */
+static void test_no_take_over_between_guests(void **state)
+{
+	struct vpmu *w;
+
+	(void)state;
+	cfg_start(3, 1, EV_INSTR, 100);
+	fake_advance(1);
+	w = switch_to_other();
+	vpmu_vcpu_set_guest(w, 1);
+	fake.n_config = 0;
+	assert_int_equal(vpmu_counter_config_matching(w, 3, 1, 0, EV_INSTR, 0).value, 3);
+	assert_int_equal(fake.n_config, 1);
+	assert_ptr_equal(fake_hart->owner[3], w);
+	/* and v, back, configures its counter again and counts on from its value */
+	vpmu_vcpu_put(w);
+	vpmu_vcpu_load(v);
+	fake_advance(2);
+	assert_int_equal(vpmu_ctr_value(v, 3), 103);
+}
+
+/*
+ * The hart's owner and configuration counts never wrap: after another
+ * vCPU made 2^32 changes, a load must not take them for "nothing changed"
+ * and continue the other vCPU's counter as its own (32-bit counts did: v
+ * read 5,014 instead of 111).
+ */
+static void test_generation_counts_do_not_wrap(void **state)
+{
+	struct vpmu *w;
+
+	(void)state;
+	w = other_takes_counter_3(100, 5);
+	assert_int_equal(vpmu_counter_start(w, 3, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, 5000),
+			 SBI_SUCCESS);
+	fake_advance(8);
+	vpmu_vcpu_put(w);
+	/* as if the other vCPU had made exactly 2^32 changes since v's put */
+	fake_hart->owners_changed = v->owners_seen + (1ULL << 32);
+	fake_hart->configs_changed = v->configs_seen + (1ULL << 32);
+	vpmu_vcpu_load(v);
+	fake_advance(6);
+	assert_int_equal(vpmu_ctr_value(v, 3), 111);
+}
+
 /* --------------------------------------------------------------- starts */
 
 /*
@@ -353,6 +402,8 @@ int main(void)
 		T(test_no_take_back_after_release),
 		T(test_disjoint_counters_no_reprogramming),
 		T(test_load_sees_owner_change),
+		T(test_generation_counts_do_not_wrap),
+		T(test_no_take_over_between_guests),
 		T(test_start_direct),
 	};
 

@@ -412,10 +412,11 @@ static void test_event_map(void **state)
 /* ---- tlb-overflow ---- */
 
 /*
- * Under -icount a TLB-event counter always starts with OF held set (QEMU
- * would abort raising its interrupt from a TLB fill): alone, by value, in
- * a masked start and among starts with values; other counters as before.
- * Without -icount nothing changes.
+ * Under -icount a TLB-event counter near its top starts with OF held set
+ * (QEMU would abort raising its interrupt from a TLB fill): alone, by value,
+ * in a masked start and among starts with values. One far from its top
+ * (counting) needs 2^62 events to wrap and starts as any other, as do other
+ * events' counters and everything without -icount.
  */
 static void test_tlb_counters_start_held(void **state)
 {
@@ -427,25 +428,34 @@ static void test_tlb_counters_start_held(void **state)
 	log_buf[0] = '\0';
 	qemu_start(3, -10ULL);
 	assert_string_equal(log_buf, "S3=ffffffffffffff00 P3 S3=fffffffffffffff6 ");
-	qemu_note_icount(true);
+	qemu_note_icount(true); /* at boot, before guests configure counters */
+	qemu_config(3, 0, 0x10019, 0);
 	log_buf[0] = '\0';
-	qemu_start(3, -10ULL);
+	qemu_start(3, (1ULL << 63) + 1);
 	qemu_start(4, (1ULL << 63) + 1);
-	assert_string_equal(log_buf, "T3=fffffffffffffff6 S4=8000000000000001 ");
+	qemu_start(3, -10ULL);
+	assert_string_equal(log_buf,
+			    "S3=8000000000000001 S4=8000000000000001 T3=fffffffffffffff6 ");
+	assert_false((q()->far >> 3) & 1); /* it runs near its top now */
+	log_buf[0] = '\0';
+	csr[3] = -77ULL;
+	qemu_start_mask(0x18);
+	assert_string_equal(log_buf, "M10 T3=ffffffffffffffb3 ");
 	log_buf[0] = '\0';
 	csr[3] = 77;
+	q()->far |= 1U << 3; /* started far (from 0) */
 	qemu_start_mask(0x18);
-	assert_string_equal(log_buf, "M10 T3=4d ");
+	assert_string_equal(log_buf, "M18 ");
 	log_buf[0] = '\0';
-	values[3] = 5;
+	values[3] = -5ULL;
 	values[4] = (1ULL << 63) + 2;
 	qemu_start_values(0x18, values, 1);
-	assert_string_equal(log_buf, "V10:4=8000000000000002 T3=5 ");
+	assert_string_equal(log_buf, "V10:4=8000000000000002 T3=fffffffffffffffb ");
 	/* configured for another event, counter 3 starts plainly again */
 	qemu_config(3, 0, SBI_PMU_HW_CPU_CYCLES, 0);
 	log_buf[0] = '\0';
-	qemu_start(3, (1ULL << 63) + 1);
-	assert_string_equal(log_buf, "S3=8000000000000001 ");
+	qemu_start(3, -10ULL); /* it last ran near its top: nothing stale to consume */
+	assert_string_equal(log_buf, "S3=fffffffffffffff6 ");
 }
 
 /* ---- the switch ---- */
