@@ -356,11 +356,12 @@ bool excl_taken(void)
 	return excl_owner(__atomic_load_n(&excl_token, __ATOMIC_ACQUIRE)) >= 0;
 }
 
-/* The earliest time h must look again while it runs a vCPU */
-uint64_t excl_timer_next(const struct hart *h)
+void excl_arm_timer(struct hart *h, uint64_t next)
 {
-	uint64_t next = sleepers_next(h);
+	uint64_t s = sleepers_next(h);
 
+	if (s < next)
+		next = s;
 	/* the token's holder looks at the end of its turn (and of a pause) whether others wait */
 	if (excl_mine(h)) {
 		if (h->excl.turn_end < next)
@@ -368,7 +369,7 @@ uint64_t excl_timer_next(const struct hart *h)
 		if (h->excl.pause_end && h->excl.pause_end < next)
 			next = h->excl.pause_end;
 	}
-	return next;
+	hart_arm_timer(h, next);
 }
 
 /*

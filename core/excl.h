@@ -51,8 +51,12 @@ bool excl_taken(void);
 void excl_park(struct hart *h);
 /* Wake the harts sleeping until a time already past (see excl_sleep) */
 void excl_wake_sleepers(const struct hart *h, uint64_t now);
-/* When h, running a vCPU, must look again: the token's turn or pause ends, a sleeper's time */
-uint64_t excl_timer_next(const struct hart *h);
+/*
+ * Arm h's timer (it runs a vCPU) for next, or earlier if exclusive counting
+ * must look again sooner: its turn or pause with the token ends, or another
+ * hart sleeps until then (sched_arm_timer's last step)
+ */
+void excl_arm_timer(struct hart *h, uint64_t next);
 /*
  * After a PMU call on the lane: whether v still counts and holds its turn,
  * or still does not count (was_counting: what the scheduler saw at entry)

@@ -77,6 +77,15 @@ static inline struct hart *this_hart(void)
 	return cpu_get_tp();
 }
 
+/* Program hart h's timer (this hart's) for t, UINT64_MAX: off; no write if it holds t already */
+static inline void hart_arm_timer(struct hart *h, uint64_t t)
+{
+	if (t != h->timer_armed) {
+		h->timer_armed = t;
+		timer_arm(t);
+	}
+}
+
 /* What hart h does from now on, for the hang report */
 static inline void hart_set_doing(struct hart *h, enum hart_doing d)
 {

@@ -277,16 +277,12 @@ static void sched_arm_timer(struct hart *h)
 	}
 	if (others && h->cur && h->slice_end < next)
 		next = h->slice_end;
+	/* exclusive counting's deadlines: a tail call, so that this function needs no frame */
 	if (h->excl_on && h->cur) {
-		uint64_t e = excl_timer_next(h);
-
-		if (e < next)
-			next = e;
+		excl_arm_timer(h, next);
+		return;
 	}
-	if (next != h->timer_armed) {
-		h->timer_armed = next;
-		timer_arm(next);
-	}
+	hart_arm_timer(h, next);
 }
 
 /* Sleep until an interrupt; an overflow belongs to the vCPU still loaded */
