@@ -36,7 +36,7 @@ static inline void vcpu_ecall_end(struct vcpu *v, struct sbi_ret r)
 {
 	struct vcpu_ctx *c = vcpu_ctx(v);
 
-	if (__builtin_expect(r.error <= SBI_RET_NO_REPLY, 0)) {
+	if (unlikely(r.error <= SBI_RET_NO_REPLY)) {
 		if (r.error == SBI_RET_RESTART) {
 			c->sepc -= 4; /* the same ecall again */
 			this_hart()->resched = true;

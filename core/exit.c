@@ -10,6 +10,7 @@
 #include "core/hart.h"
 #include "core/lib.h"
 #include "core/sbi.h"
+#include "core/sched.h"
 #include "arch/riscv/timer.h"
 #include "core/vcpu.h"
 #include "core/vm.h"
@@ -84,11 +85,11 @@ static bool emulate_counter_read(struct vcpu *v, unsigned long insn)
 static void handle_virtual_insn(struct vcpu *v)
 {
 	struct vcpu_ctx *c = vcpu_ctx(v);
-	unsigned long insn = vcpu_arch_trapped_insn(v);
+	unsigned long insn = vcpu_arch_trapped_insn(c);
 
 	if (insn == INSN_WFI) {
 		c->sepc += 4;
-		if (!vcpu_arch_irq_pending(v, timer_now())) {
+		if (!vcpu_arch_irq_pending(&v->arch, timer_now())) {
 			v->state = VCPU_WFI;
 			this_hart()->resched = true;
 		}
@@ -98,7 +99,7 @@ static void handle_virtual_insn(struct vcpu *v)
 		return;
 	/* anything else a VS-mode guest may not do is, to it, an illegal instruction */
 	vcpu_fw_event(v, SBI_PMU_FW_ILLEGAL_INSN);
-	vcpu_arch_inject_exception(v, CAUSE_ILLEGAL_INSN, insn);
+	vcpu_arch_inject_exception(&v->arch, CAUSE_ILLEGAL_INSN, insn);
 }
 
 static void handle_irq(struct vcpu *v, unsigned long irq)

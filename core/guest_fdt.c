@@ -6,9 +6,10 @@
  */
 #include <libfdt.h>
 #include <string.h>
-#include "core/guest_fdt.h"
 #include "core/entropy.h"
+#include "core/guest_fdt.h"
 #include "core/hostdt.h"
+#include "arch/riscv/isa.h"
 #include "core/lib.h"
 #include "core/vm.h"
 #include "vpmu/vpmu.h"
@@ -35,16 +36,16 @@ unsigned int guest_isa_extensions(const char **out, unsigned int max)
 	for (unsigned int i = 0; i < ARRAY_SIZE(passthrough_exts) && n < max; i++)
 		if (hostdt_isa_has(host_fdt, cpu, passthrough_exts[i]))
 			out[n++] = passthrough_exts[i];
-	if (host.ext[HOST_EXT_SSTC] && n < max)
+	if (riscv_has(RISCV_EXT_SSTC) && n < max)
 		out[n++] = "sstc";
-	if (host.ext[HOST_EXT_SSCOFPMF] && vpmu_overflow_available() && n < max)
+	if (riscv_has(RISCV_EXT_SSCOFPMF) && vpmu_overflow_available() && n < max)
 		out[n++] = "sscofpmf";
-	if (host.ext[HOST_EXT_SVPBMT] && n < max)
+	if (riscv_has(RISCV_EXT_SVPBMT) && n < max)
 		out[n++] = "svpbmt";
 	/* enabled for VS/VU in henvcfg by vcpu_arch_hart_init() */
-	if (host.ext[HOST_EXT_ZICBOM] && host.cbom_block && n < max)
+	if (riscv_has(RISCV_EXT_ZICBOM) && riscv_isa.cbom_block && n < max)
 		out[n++] = "zicbom";
-	if (host.ext[HOST_EXT_ZICBOZ] && host.cboz_block && n < max)
+	if (riscv_has(RISCV_EXT_ZICBOZ) && riscv_isa.cboz_block && n < max)
 		out[n++] = "zicboz";
 	return n;
 }
@@ -81,10 +82,10 @@ static int build_cpu(void *fdt, unsigned int id, const char *isa, const char *co
 	CHECK(fdt_property(fdt, "riscv,isa-extensions", list, (int)len));
 	CHECK(fdt_property_string(fdt, "mmu-type",
 				  host.mmu_type[0] ? host.mmu_type : "riscv,sv39"));
-	if (host.ext[HOST_EXT_ZICBOM] && host.cbom_block)
-		CHECK(fdt_property_u32(fdt, "riscv,cbom-block-size", host.cbom_block));
-	if (host.ext[HOST_EXT_ZICBOZ] && host.cboz_block)
-		CHECK(fdt_property_u32(fdt, "riscv,cboz-block-size", host.cboz_block));
+	if (riscv_has(RISCV_EXT_ZICBOM) && riscv_isa.cbom_block)
+		CHECK(fdt_property_u32(fdt, "riscv,cbom-block-size", riscv_isa.cbom_block));
+	if (riscv_has(RISCV_EXT_ZICBOZ) && riscv_isa.cboz_block)
+		CHECK(fdt_property_u32(fdt, "riscv,cboz-block-size", riscv_isa.cboz_block));
 	CHECK(fdt_begin_node(fdt, "interrupt-controller"));
 	CHECK(fdt_property_u32(fdt, "#interrupt-cells", 1));
 	CHECK(fdt_property(fdt, "interrupt-controller", NULL, 0));

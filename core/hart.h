@@ -6,8 +6,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "arch/riscv/cpu.h"
+#include "core/excl.h"
 #include "core/lib.h"
+#include "arch/riscv/timer.h"
 #include "vpmu/phys/types.h"
+#include "arch/riscv/vcpu_arch.h"
 #include "vpmu/vpmu.h"
 
 #define HART_MAX 8
@@ -15,37 +18,33 @@
 struct vcpu;
 struct hart_status;
 
-/* What the scheduler armed the hart's timer and chose the vCPU from */
+/*
+ * What the scheduler armed the hart's timer and chose the vCPU from: filled
+ * by sched_see, compared by sched_fast_return (core/sched_internal.h)
+ */
 struct sched_seen {
 	uint64_t timer, pmu_deadline;
 	bool recheck, counting;
 };
 
 struct hart {
-	unsigned long stack_top; /* first: read by _secondary_start */
+	struct arch_hart arch; /* first: tp points at both; stack_top, the loaded vCPU */
 	unsigned int index;
 	unsigned long hartid;
-	spinlock_t lock;     /* the queue: other harts may steal from it */
-	struct vcpu *queue;  /* round-robin list */
-	struct vcpu *cur;    /* the vCPU being run */
-	struct vcpu *loaded; /* the vCPU whose state is live in the CSRs */
+	spinlock_t lock;    /* the queue: other harts may steal from it */
+	struct vcpu *queue; /* round-robin list */
+	struct vcpu *cur;   /* the vCPU being run (its state live in the CSRs: hart_loaded) */
 	unsigned long slice_end;
-	uint64_t timer_armed;	   /* what the hart's timer holds, to skip rewrites */
-	volatile uint64_t wake_at; /* halted until then: see sched_sleep() */
+	uint64_t timer_armed; /* what the hart's timer holds, to skip rewrites */
 	bool resched;
-	bool excl; /* exclusive counting is on (sched_excl_init): the PMU lane tests both at once */
-	bool exit_handled;		 /* the trap vector's short way answered the vCPU's exit */
-	struct sched_seen seen;		 /* ... and what it compares with after every SBI call */
-	struct hart_status *status;	 /* &hart_status[index] */
-	bool settled;			 /* reached its first idle or guest entry (boot barrier) */
-	uint64_t excl_turn_end;		 /* exclusive counting: when its turn with the token ends */
-	uint64_t excl_rest_until;	 /* ... and until when it leaves the others alone */
-	const struct vcpu *excl_counter; /* ... the vCPU that counted with it */
-	uint64_t excl_pause_end; /* ... which, having stopped, keeps it until then (0: counts) */
-	volatile unsigned long park_gen; /* the last token release it has seen while parked */
-	bool fence_pending;		 /* a guest remote fence waits for it to leave its park */
-	struct vpmu_hart pmu;		 /* whose configuration each physical counter holds */
-	struct phys_hart phys;		 /* the vPMU's physical layer: its own per-hart state */
+	bool excl_on; /* excl_enabled (core/excl.h), at hand: the PMU lane tests both at once */
+	bool exit_handled;	    /* the trap vector's short way answered the vCPU's exit */
+	struct sched_seen seen;	    /* ... and what it compares with after every SBI call */
+	struct hart_status *status; /* &hart_status[index] */
+	bool settled;		    /* reached its first idle or guest entry (boot barrier) */
+	struct excl_hart excl;	    /* exclusive counting: its turn, its park (core/excl.c) */
+	struct vpmu_hart pmu;	    /* whose configuration each physical counter holds */
+	struct phys_hart phys;	    /* the vPMU's physical layer: its own per-hart state */
 };
 
 /*
@@ -78,26 +77,20 @@ static inline struct hart *this_hart(void)
 	return cpu_get_tp();
 }
 
-void sched_add(struct hart *h, struct vcpu *v);
-/* The trap vector's short way for a guest's SBI call (arch/riscv/entry.S) */
-struct vcpu_ctx *sched_guest_ecall(struct vcpu_ctx *c);
-/* Boot hart: wait until the other harts have settled, so their start-up
- * instructions are done before any guest counts its own */
-void sched_wait_settled(unsigned int others);
-void sched_kick_and_settle(void);
-/* After the vPMU's boot probes: whether vCPUs with running counters run alone */
-void sched_excl_init(void);
-/* A vCPU's hardware counters are about to start on this hart (vpmu_host.h) */
-void sched_excl_counting_starts(struct vcpu *v);
-/* Of the harts in hmask (hartid bits), those a remote fence must reach now */
-unsigned long sched_fence_now(unsigned long hmask);
-/* Whether waking hart h for new work needs an IPI now */
-bool sched_needs_ipi(const struct hart *h);
-__attribute__((noreturn)) void sched_run(struct hart *h);
-void sched_yield(void);
-/* Boot probe for vpmu: another (idle, settled) hart spins while this one sleeps */
-bool sched_busy_other_hart(unsigned long iters);
-/* Called from the timer interrupt path */
-void sched_timer_tick(struct hart *h);
+/* Program hart h's timer (this hart's) for t, UINT64_MAX: off; no write if it holds t already */
+static inline void hart_arm_timer(struct hart *h, uint64_t t)
+{
+	if (t != h->timer_armed) {
+		h->timer_armed = t;
+		timer_arm(t);
+	}
+}
+
+/* What hart h does from now on, for the hang report */
+static inline void hart_set_doing(struct hart *h, enum hart_doing d)
+{
+	h->status->doing = d;
+	h->status->since = timer_now();
+}
 
 #endif

@@ -3,26 +3,10 @@
 #include <libfdt.h>
 #include <string.h>
 #include "core/hostdt.h"
+#include "arch/riscv/isa.h"
 #include "core/lib.h"
 
 struct host_info host;
-
-static const char *const ext_names[HOST_EXT_MAX] = {
-	[HOST_EXT_H] = "h",
-	[HOST_EXT_SSCOFPMF] = "sscofpmf",
-	[HOST_EXT_SSAIA] = "ssaia",
-	[HOST_EXT_SMCNTRPMF] = "smcntrpmf",
-	[HOST_EXT_SSTC] = "sstc",
-	[HOST_EXT_SVPBMT] = "svpbmt",
-	[HOST_EXT_ZICBOM] = "zicbom",
-	[HOST_EXT_ZICBOZ] = "zicboz",
-	[HOST_EXT_SMSTATEEN] = "smstateen",
-};
-
-const char *host_ext_name(enum host_ext e)
-{
-	return ext_names[e];
-}
 
 static uint64_t read_cells(const fdt32_t *p, int n)
 {
@@ -68,7 +52,8 @@ bool hostdt_isa_has(const void *fdt, int cpu, const char *ext)
 	return s && isa_string_has(s, ext);
 }
 
-static int parse_cpus(const void *fdt, struct host_info *h, char *err, unsigned long errlen)
+static int parse_cpus(const void *fdt, struct host_info *h, struct riscv_isa *isa, char *err,
+		      unsigned long errlen)
 {
 	int cpus = fdt_path_offset(fdt, "/cpus");
 	int node, len, first = -1;
@@ -99,8 +84,8 @@ static int parse_cpus(const void *fdt, struct host_info *h, char *err, unsigned 
 	if (!h->nr_harts)
 		return snprintf(err, errlen, "host DT: no usable harts"), -1;
 
-	for (int e = 0; e < HOST_EXT_MAX; e++)
-		h->ext[e] = hostdt_isa_has(fdt, first, ext_names[e]);
+	for (int e = 0; e < RISCV_EXT_MAX; e++)
+		isa->ext[e] = hostdt_isa_has(fdt, first, riscv_ext_name((enum riscv_ext)e));
 	{
 		const char *mmu = fdt_getprop(fdt, first, "mmu-type", NULL);
 
@@ -109,9 +94,9 @@ static int parse_cpus(const void *fdt, struct host_info *h, char *err, unsigned 
 	}
 	/* Linux uses Zicbom/Zicboz only with these (it zeroes pages with cbo.zero) */
 	p = fdt_getprop(fdt, first, "riscv,cbom-block-size", &len);
-	h->cbom_block = p && len == 4 ? fdt32_to_cpu(*p) : 0;
+	isa->cbom_block = p && len == 4 ? fdt32_to_cpu(*p) : 0;
 	p = fdt_getprop(fdt, first, "riscv,cboz-block-size", &len);
-	h->cboz_block = p && len == 4 ? fdt32_to_cpu(*p) : 0;
+	isa->cboz_block = p && len == 4 ? fdt32_to_cpu(*p) : 0;
 	return 0;
 }
 
@@ -207,9 +192,11 @@ static void parse_chosen(const void *fdt, struct host_info *h)
 		snprintf(h->bootargs, sizeof(h->bootargs), "%.*s", len, s);
 }
 
-int hostdt_parse(const void *fdt, struct host_info *h, char *err, unsigned long errlen)
+int hostdt_parse(const void *fdt, struct host_info *h, struct riscv_isa *isa, char *err,
+		 unsigned long errlen)
 {
 	memset(h, 0, sizeof(*h));
+	memset(isa, 0, sizeof(*isa));
 	if (fdt_check_header(fdt))
 		return snprintf(err, errlen, "host DT: bad header"), -1;
 	parse_uart(fdt, h);
@@ -217,7 +204,7 @@ int hostdt_parse(const void *fdt, struct host_info *h, char *err, unsigned long 
 	parse_chosen(fdt, h);
 	/* a stringlist: its first entry is enough, QEMU's virt names only itself */
 	h->qemu_virt = fdt_node_check_compatible(fdt, 0, "riscv-virtio") == 0;
-	if (parse_cpus(fdt, h, err, errlen) || parse_memory(fdt, h, err, errlen))
+	if (parse_cpus(fdt, h, isa, err, errlen) || parse_memory(fdt, h, err, errlen))
 		return -1;
 	return 0;
 }

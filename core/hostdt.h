@@ -6,21 +6,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+struct riscv_isa;
+
 #define HOST_HART_MAX 8
 #define HOST_RESV_MAX 8
-
-enum host_ext {
-	HOST_EXT_H,
-	HOST_EXT_SSCOFPMF,
-	HOST_EXT_SSAIA,
-	HOST_EXT_SMCNTRPMF,
-	HOST_EXT_SSTC,
-	HOST_EXT_SVPBMT,
-	HOST_EXT_ZICBOM,
-	HOST_EXT_ZICBOZ,
-	HOST_EXT_SMSTATEEN,
-	HOST_EXT_MAX
-};
 
 struct mem_range {
 	uint64_t base, size;
@@ -37,11 +26,9 @@ struct host_info {
 	uintptr_t finisher_base; /* sifive,test: lets a failed run end with an exit code */
 	unsigned int uart_shift;
 	uint64_t initrd_start, initrd_end;
-	bool ext[HOST_EXT_MAX];
-	char isa_base[16];		 /* e.g. "rv64imafdch" letters */
-	char mmu_type[16];		 /* e.g. "riscv,sv57" */
-	uint32_t cbom_block, cboz_block; /* riscv,cbo[mz]-block-size (0: none) */
-	uint8_t rng_seed[64];		 /* /chosen/rng-seed (the guests' seeds derive from it) */
+	char isa_base[16];    /* e.g. "rv64imafdch" letters */
+	char mmu_type[16];    /* e.g. "riscv,sv57" */
+	uint8_t rng_seed[64]; /* /chosen/rng-seed (the guests' seeds derive from it) */
 	unsigned int rng_seed_len;
 	char bootargs[128]; /* /chosen/bootargs (QEMU -append): hypervisor options */
 	bool qemu_virt;	    /* the root's compatible is QEMU's virt machine ("riscv-virtio") */
@@ -49,9 +36,9 @@ struct host_info {
 
 extern struct host_info host;
 
-/* Returns 0, or -1 with the reason in err */
-int hostdt_parse(const void *fdt, struct host_info *h, char *err, unsigned long errlen);
-const char *host_ext_name(enum host_ext e);
+/* Returns 0, or -1 with the reason in err; the ISA extensions go to isa (arch/riscv/isa.h) */
+int hostdt_parse(const void *fdt, struct host_info *h, struct riscv_isa *isa, char *err,
+		 unsigned long errlen);
 /* Whether the bootargs hold this word (e.g. "pmu-backend=sbi"), space separated */
 bool hostdt_option(const char *word);
 /* The value of key=value in the bootargs (up to the next space), or NULL */

@@ -14,6 +14,9 @@
 #define IS_ALIGNED(x, a)      (((x) & ((uint64_t)(a)-1)) == 0)
 #define container_of(p, t, m) ((t *)((char *)(p)-offsetof(t, m)))
 #define BIT(n)		      (1UL << (n))
+/* Branch hints for the paths make bench measures: the unlikely side is laid out out of line */
+#define likely(x)   __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
 
 /* Hypervisor log line to the console, serialised with guest output */
 void hv_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -6,16 +6,19 @@
 #include <libfdt.h>
 #include <string.h>
 #include "core/bundle.h"
-#include "arch/riscv/cpu.h"
 #include "core/config.h"
 #include "core/console.h"
+#include "arch/riscv/cpu.h"
+#include "core/excl.h"
 #include "core/guest_fdt.h"
 #include "core/hart.h"
 #include "core/hostdt.h"
+#include "arch/riscv/isa.h"
 #include "core/lib.h"
 #include "core/mm.h"
 #include "core/sbi.h"
 #include "arch/riscv/sbi_call.h"
+#include "core/sched.h"
 #include "arch/riscv/timer.h"
 #include "core/vcpu.h"
 #include "core/vm.h"
@@ -24,7 +27,6 @@
 
 extern char _hv_start[], _hv_end[];
 extern char _secondary_start[];
-void vcpu_arch_hart_init(void);
 
 const uint8_t *bundle_base;
 struct mm host_mm;
@@ -76,8 +78,9 @@ static void banner(void)
 		  (unsigned long)host.mem.base, (unsigned long)(host.mem.size >> 20), host.timebase,
 		  (unsigned long)host.uart_base);
 	hv_printf("pmuvisor: host extensions:");
-	for (int e = 0; e < HOST_EXT_MAX; e++)
-		hv_printf(" %s%s", host.ext[e] ? "+" : "-", host_ext_name((enum host_ext)e));
+	for (int e = 0; e < RISCV_EXT_MAX; e++)
+		hv_printf(" %s%s", riscv_has((enum riscv_ext)e) ? "+" : "-",
+			  riscv_ext_name((enum riscv_ext)e));
 	hv_printf("\n");
 }
 
@@ -184,7 +187,7 @@ void hv_main(unsigned long hartid, const void *fdt)
 	char err[120];
 	struct hart *boot = NULL;
 
-	if (hostdt_parse(fdt, &host, err, sizeof(err))) {
+	if (hostdt_parse(fdt, &host, &riscv_isa, err, sizeof(err))) {
 		/* no console of our own yet: the firmware's will do */
 		for (const char *p = err; *p; p++)
 			sbi_ecall(SBI_EXT_DBCN, SBI_EXT_DBCN_CONSOLE_WRITE_BYTE, (unsigned char)*p,
@@ -194,9 +197,9 @@ void hv_main(unsigned long hartid, const void *fdt)
 	console_init(host.uart_base, host.uart_shift);
 	guest_fdt_set_host(fdt);
 	banner();
-	if (!host.ext[HOST_EXT_H])
+	if (!riscv_has(RISCV_EXT_H))
 		hv_panic("the harts lack the H extension (QEMU: -cpu max)");
-	timer_init(host.ext[HOST_EXT_SSTC]);
+	timer_init(riscv_has(RISCV_EXT_SSTC));
 	reserve_memory(fdt);
 
 	nr_harts = host.nr_harts;
@@ -205,7 +208,7 @@ void hv_main(unsigned long hartid, const void *fdt)
 		harts[i].status = &hart_status[i];
 		harts[i].hartid = host.hartids[i];
 		harts[i].timer_armed = UINT64_MAX - 1;
-		harts[i].stack_top =
+		harts[i].arch.stack_top =
 			(uintptr_t)mm_zalloc_pages(HART_STACK_SIZE, 4096) + HART_STACK_SIZE;
 		if (harts[i].hartid == hartid)
 			boot = &harts[i];
@@ -236,7 +239,7 @@ void hv_main(unsigned long hartid, const void *fdt)
 	}
 	sched_wait_settled(nr_harts - 1);
 	vpmu_probe_other_harts();
-	sched_excl_init();
+	excl_init(vpmu_counts_other_harts());
 	create_guests();
 	sched_kick_and_settle();
 	hart_start(boot);

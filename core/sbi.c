@@ -52,6 +52,15 @@ const struct sbi_ext *sbi_find_ext(unsigned long eid)
 	return find_ext(eid);
 }
 
+struct sbi_ret sbi_probe_ext(struct vcpu *vcpu, unsigned long eid)
+{
+	const struct sbi_ext *ext = find_ext(eid);
+
+	if (!ext)
+		return (struct sbi_ret){0, 0};
+	return (struct sbi_ret){0, ext->probe ? (unsigned long)ext->probe(vcpu) : 1};
+}
+
 struct sbi_ret sbi_dispatch(struct vcpu *vcpu, unsigned long eid, unsigned long fid,
 			    const unsigned long args[6])
 {

@@ -38,6 +38,8 @@ struct sbi_ext {
 void sbi_init(void);
 /* Look up the extension for eid, NULL if none */
 const struct sbi_ext *sbi_find_ext(unsigned long eid);
+/* BASE probe_extension: 0 if eid is not offered to this vCPU, else its probe's value (1) */
+struct sbi_ret sbi_probe_ext(struct vcpu *vcpu, unsigned long eid);
 /* Dispatch one guest ecall: a7 = eid, a6 = fid, a0..a5 = args */
 struct sbi_ret sbi_dispatch(struct vcpu *vcpu, unsigned long eid, unsigned long fid,
 			    const unsigned long args[6]);

@@ -7,15 +7,6 @@
 #define PMUVISOR_SBI_IMPL_ID	  0x706d7576UL
 #define PMUVISOR_SBI_IMPL_VERSION 0x00000100UL /* 0.1 */
 
-static __attribute__((noinline)) struct sbi_ret base_probe(struct vcpu *vcpu, unsigned long eid)
-{
-	const struct sbi_ext *ext = sbi_find_ext(eid);
-
-	if (!ext)
-		return (struct sbi_ret){0, 0};
-	return (struct sbi_ret){0, ext->probe ? (unsigned long)ext->probe(vcpu) : 1};
-}
-
 /* The guest runs on the real harts: report their identity */
 static __attribute__((noinline)) struct sbi_ret base_host_id(unsigned long fid)
 {
@@ -24,7 +15,10 @@ static __attribute__((noinline)) struct sbi_ret base_host_id(unsigned long fid)
 	return r.error ? (struct sbi_ret){0, 0} : r;
 }
 
-/* Calls that need more than a constant are tail calls: no frame for the others */
+/*
+ * Calls that need more than a constant are tail calls (probe_extension to the
+ * table's file, core/sbi.c): no frame for the others
+ */
 static struct sbi_ret base_handler(struct vcpu *vcpu, unsigned long eid, unsigned long fid,
 				   const unsigned long args[6])
 {
@@ -37,7 +31,7 @@ static struct sbi_ret base_handler(struct vcpu *vcpu, unsigned long eid, unsigne
 	case SBI_EXT_BASE_GET_IMP_VERSION:
 		return (struct sbi_ret){0, PMUVISOR_SBI_IMPL_VERSION};
 	case SBI_EXT_BASE_PROBE_EXT:
-		return base_probe(vcpu, args[0]);
+		return sbi_probe_ext(vcpu, args[0]);
 	case SBI_EXT_BASE_GET_MVENDORID:
 	case SBI_EXT_BASE_GET_MARCHID:
 	case SBI_EXT_BASE_GET_MIMPID:

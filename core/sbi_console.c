@@ -58,7 +58,7 @@ static struct sbi_ret legacy_handler(struct vcpu *vcpu, unsigned long eid, unsig
 	switch (eid) {
 	case SBI_EXT_0_1_SET_TIMER:
 		vcpu_fw_event(vcpu, SBI_PMU_FW_SET_TIMER);
-		vcpu_arch_set_timer(vcpu, args[0]);
+		vcpu_arch_set_timer(&vcpu->arch, args[0]);
 		break;
 	case SBI_EXT_0_1_CONSOLE_PUTCHAR:
 		console_guest_putc(vcpu->vm, (char)args[0]);
@@ -67,8 +67,9 @@ static struct sbi_ret legacy_handler(struct vcpu *vcpu, unsigned long eid, unsig
 		ret = console_getc(vcpu->vm);
 		break;
 	case SBI_EXT_0_1_CLEAR_IPI:
-		__atomic_and_fetch(&vcpu->pending_irqs, ~(1UL << IRQ_VS_SOFT), __ATOMIC_RELAXED);
-		vcpu_arch_clear_irq(vcpu, 1UL << IRQ_VS_SOFT);
+		__atomic_and_fetch(&vcpu->arch.pending_irqs, ~(1UL << IRQ_VS_SOFT),
+				   __ATOMIC_RELAXED);
+		vcpu_arch_clear_irq(&vcpu->arch, 1UL << IRQ_VS_SOFT);
 		break;
 	case SBI_EXT_0_1_SHUTDOWN:
 		vm_request_stop(vcpu->vm, VM_STOP_OK, "shutdown (legacy)");

@@ -6,6 +6,7 @@
  * hgatp of the calling hart, which holds this guest's while we handle its
  * ecall. The guest has no H extension, so the HFENCE functions are absent.
  */
+#include "core/excl.h"
 #include "core/hart.h"
 #include "arch/riscv/nospec.h"
 #include "core/sbi.h"
@@ -53,7 +54,7 @@ static struct sbi_ret rfence_handler(struct vcpu *vcpu, unsigned long eid, unsig
 		vcpu_fw_event(vcpu, k->fw_sent);
 		vcpu_fw_event(vm->vcpus[i], k->fw_rcvd);
 	}
-	hmask = sched_fence_now(hmask);
+	hmask = excl_fence_now(hmask);
 	if (!hmask)
 		return (struct sbi_ret){0, 0};
 	if (fid == SBI_EXT_RFENCE_REMOTE_FENCE_I)

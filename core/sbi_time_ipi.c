@@ -12,7 +12,7 @@ static struct sbi_ret time_handler(struct vcpu *vcpu, unsigned long eid, unsigne
 	if (fid != SBI_EXT_TIME_SET_TIMER)
 		return (struct sbi_ret){SBI_ERR_NOT_SUPPORTED, 0};
 	vcpu_fw_event(vcpu, SBI_PMU_FW_SET_TIMER);
-	vcpu_arch_set_timer(vcpu, args[0]);
+	vcpu_arch_set_timer(&vcpu->arch, args[0]);
 	return (struct sbi_ret){0, 0};
 }
 

@@ -1,30 +1,17 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* Cross-hart signalling to vCPUs: interrupts, firmware events, kicks. */
-#include "core/hart.h"
 #include "arch/riscv/cpu.h"
+#include "core/excl.h"
+#include "core/hart.h"
 #include "core/vcpu.h"
 #include "core/vm.h"
-
-bool vcpu_runnable(struct vcpu *v, unsigned long now)
-{
-	switch (v->state) {
-	case VCPU_RUNNABLE:
-		return true;
-	case VCPU_WFI:
-	case VCPU_SUSPENDED:
-	case VCPU_SUSPENDED_NR:
-		return vcpu_arch_irq_pending(v, now);
-	default:
-		return false;
-	}
-}
 
 void vcpu_kick(struct vcpu *v)
 {
 	struct hart *h = this_hart();
 
 	if (v->hart != h) {
-		if (sched_needs_ipi(v->hart))
+		if (excl_needs_ipi(v->hart))
 			hart_send_ipi(v->hart->hartid);
 	} else if (v != h->cur)
 		h->resched = true; /* let a sleeping vCPU on this hart get its turn */
@@ -38,7 +25,7 @@ void vcpu_kick(struct vcpu *v)
  */
 void vcpu_raise_irq(struct vcpu *v, unsigned long hvip_bit)
 {
-	__atomic_or_fetch(&v->pending_irqs, hvip_bit, __ATOMIC_RELEASE);
+	__atomic_or_fetch(&v->arch.pending_irqs, hvip_bit, __ATOMIC_RELEASE);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	vcpu_kick(v);
 }

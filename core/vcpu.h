@@ -4,12 +4,13 @@
 #define CORE_VCPU_H
 
 #include <stdint.h>
+#include "core/hart.h"
+#include "core/lib.h"
+#include "arch/riscv/sbi_spec.h"
 #include "arch/riscv/vcpu_arch.h"
 #include "vpmu/vpmu.h"
-#include "arch/riscv/sbi_spec.h"
 
 struct vm;
-struct hart;
 
 enum vcpu_state {
 	VCPU_STOPPED,	    /* HSM stopped, waits for hart_start */
@@ -30,7 +31,6 @@ struct vcpu {
 	bool pinned;	    /* cpu-affinity given: never moves to another hart */
 	unsigned int moves; /* migrations so far, for the log */
 	volatile int state;
-	volatile unsigned long pending_irqs; /* hvip bits other harts raised */
 	unsigned long start_pc, start_arg, resume_pc;
 	/* firmware events raised by other harts, folded in by the owner */
 	volatile uint32_t fw_pending[SBI_PMU_FW_MAX];
@@ -43,7 +43,15 @@ static inline struct vcpu_ctx *vcpu_ctx(struct vcpu *v)
 	return &v->arch.ctx;
 }
 
-bool vcpu_runnable(struct vcpu *v, unsigned long now);
+/* The arch's loaded pointer is a vCPU's arch state, its first member: NULL stays NULL */
+_Static_assert(offsetof(struct vcpu, arch) == 0, "struct vcpu starts with its arch state");
+
+/* The vCPU whose state is live in hart h's registers (vcpu_arch_load/put), or NULL */
+static inline struct vcpu *hart_loaded(const struct hart *h)
+{
+	return container_of(h->arch.loaded, struct vcpu, arch);
+}
+
 /* Raise an interrupt (hvip bit) on a vCPU from any hart */
 void vcpu_raise_irq(struct vcpu *v, unsigned long hvip_bit);
 /* Count a firmware event on a vCPU from any hart */

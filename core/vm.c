@@ -65,8 +65,11 @@ int vm_create(const struct vm_config *cfg, unsigned int id)
 			  (unsigned long)(cfg->ram_size >> 20));
 		return -1;
 	}
-	if (vm_arch_init(vm))
+	if (vm_arch_init(&vm->arch, vm->id + 1, vm->ram_gpa, vm->ram_hpa, vm->ram_size,
+			 mm_zalloc_pages)) {
+		hv_printf("pmuvisor: guest %s: cannot map its memory\n", vm->name);
 		return -1;
+	}
 	for (unsigned int i = 0; i < vm->nr_vcpus; i++) {
 		struct vcpu *v = &vcpu_pool[id][i];
 

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* What the vPMU needs from the core: its vCPU's guest memory. */
+#include "core/excl.h"
 #include "core/hart.h"
 #include "core/hostdt.h"
+#include "arch/riscv/isa.h"
+#include "core/sched.h"
 #include "arch/riscv/timer.h"
 #include "core/vcpu.h"
 #include "core/vm.h"
@@ -19,12 +22,12 @@ uint64_t vpmu_host_now(void)
 
 void vpmu_host_raise_lcofi(struct vpmu *v)
 {
-	vcpu_arch_raise_lcofi(container_of(v, struct vcpu, vpmu));
+	vcpu_arch_raise_lcofi(&container_of(v, struct vcpu, vpmu)->arch);
 }
 
 void vpmu_host_cancel_lcofi(struct vpmu *v)
 {
-	vcpu_arch_cancel_lcofi(container_of(v, struct vcpu, vpmu));
+	vcpu_arch_cancel_lcofi(&container_of(v, struct vcpu, vpmu)->arch);
 }
 
 bool vpmu_host_option(const char *word)
@@ -44,12 +47,12 @@ bool vpmu_host_is_qemu(void)
 
 bool vpmu_host_has_sscofpmf(void)
 {
-	return host.ext[HOST_EXT_SSCOFPMF];
+	return riscv_has(RISCV_EXT_SSCOFPMF);
 }
 
 void vpmu_host_counting_starts(struct vpmu *v)
 {
-	sched_excl_counting_starts(container_of(v, struct vcpu, vpmu));
+	excl_counting_starts(container_of(v, struct vcpu, vpmu));
 }
 
 bool vpmu_host_busy_other_hart(unsigned long iters)

@@ -13,7 +13,7 @@ static unsigned int vpn(uint64_t gpa, int level)
 static uint64_t *next_table(uint64_t *pte, gstage_alloc_fn alloc)
 {
 	if (!(*pte & PTE_V)) {
-		uint64_t *t = alloc ? alloc() : NULL;
+		uint64_t *t = alloc ? alloc(SZ_4K, SZ_4K) : NULL;
 
 		if (!t)
 			return NULL;

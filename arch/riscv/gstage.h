@@ -20,8 +20,11 @@
 #define GSTAGE_ROOT_SIZE 16384 /* Sv39x4 root: 2048 entries, 16 KiB aligned */
 #define GSTAGE_GPA_BITS	 41
 
-/* Returns a zeroed, 4 KiB aligned page whose address is its physical address */
-typedef void *(*gstage_alloc_fn)(void);
+/*
+ * Returns size zeroed bytes aligned to align, whose address is their
+ * physical address (the hypervisor's memory allocator: mm_zalloc_pages)
+ */
+typedef void *(*gstage_alloc_fn)(uint64_t size, uint64_t align);
 
 /*
  * Map [gpa, gpa+size) to [hpa, ...) with prot (PTE_R/W/X). 2 MiB leaves are

@@ -2,12 +2,11 @@
 /* Trap mechanics the core's exit handling (core/exit.c) needs, and traps of the hypervisor itself. */
 #include "arch/riscv/csr.h"
 #include "core/lib.h"
-#include "core/vcpu.h"
+#include "arch/riscv/vcpu_arch.h"
 
 /* The instruction that trapped: stval has it on QEMU, else read it through VS translation */
-unsigned long vcpu_arch_trapped_insn(struct vcpu *v)
+unsigned long vcpu_arch_trapped_insn(const struct vcpu_ctx *c)
 {
-	struct vcpu_ctx *c = vcpu_ctx(v);
 	unsigned long lo, hi;
 
 	if (c->stval)

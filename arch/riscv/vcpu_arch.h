@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* RISC-V state of a vCPU and a VM, embedded in core's struct vcpu / struct vm. */
+/*
+ * RISC-V state of a vCPU, a VM and a hart, embedded in core's struct vcpu,
+ * struct vm and struct hart, and every hook the core calls on them: the
+ * arch sees only these structs and the arguments it is given.
+ */
 #ifndef ARCH_VCPU_ARCH_H
 #define ARCH_VCPU_ARCH_H
 
 #include <stdbool.h>
 #include <stdint.h>
 #include "arch/riscv/ctx.h"
-
-struct vcpu;
-struct vm;
+#include "arch/riscv/gstage.h"
 
 struct vcpu_arch {
 	struct vcpu_ctx ctx; /* first: the trap path finds it through sscratch */
@@ -20,6 +22,8 @@ struct vcpu_arch {
 	unsigned long vstimecmp;  /* Sstc hosts: the guest writes it directly */
 	unsigned long timer_next; /* non-Sstc hosts: deadline from SBI set_timer */
 	unsigned long fp[33];	  /* f0..f31, fcsr */
+	volatile unsigned long
+		pending_irqs; /* hvip bits other harts raised, set at the next entry */
 	/* side by side: the scheduler's short way tests both at once (vcpu_arch_entry_work) */
 	bool lcofi_soft;	/* a virtual LCOFI waits for software delivery */
 	bool lcofi_in_hvip;	/* hvip path: an LCOFI was raised and may still be pending */
@@ -51,19 +55,30 @@ struct vm_arch {
 	uintptr_t gstage_root;
 };
 
-void vcpu_arch_reset(struct vcpu *vcpu, unsigned long pc, unsigned long a1);
-void vcpu_arch_load(struct vcpu *vcpu);
-void vcpu_arch_put(struct vcpu *vcpu);
+/* The arch's part of a physical hart, first in core's struct hart: tp points at both */
+struct arch_hart {
+	unsigned long stack_top;  /* first: read by _secondary_start (entry.S) */
+	struct vcpu_arch *loaded; /* whose VS CSRs, hvip, vstimecmp and FP state the hart holds */
+};
+
+/* This hart: its HS CSRs (delegation, counters, henvcfg), once, before any vCPU is loaded */
+void vcpu_arch_hart_init(void);
+
+/* A vCPU from reset (HSM start, non-retentive resume): a0 = hartid, a1, at pc */
+void vcpu_arch_reset(struct vcpu_arch *a, unsigned long hartid, unsigned long pc, unsigned long a1);
+/* Its state into this hart's CSRs, in the VM's G-stage (hgatp); it is the hart's loaded one */
+void vcpu_arch_load(struct vcpu_arch *a, unsigned long hgatp);
+/* ... and back out of them: the hart has none loaded */
+void vcpu_arch_put(struct vcpu_arch *a);
 /* Before every entry: interrupts other harts raised, LCOFI first, the non-Sstc timer */
-void vcpu_arch_prepare_entry(struct vcpu *vcpu);
+void vcpu_arch_prepare_entry(struct vcpu_arch *a);
 /*
- * Whether vcpu_arch_prepare_entry has anything to do besides the pending
- * interrupts other harts raised: inline, so that the common entry (an SBI
- * call answered on the short way) makes no call for it.
+ * Whether vcpu_arch_prepare_entry has anything to do: inline, so that the
+ * common entry (an SBI call answered on the short way) makes no call for it.
  */
 static inline bool vcpu_arch_entry_work(const struct vcpu_arch *a)
 {
-	return a->lcofi_soft || a->lcofi_in_hvip || a->timer_next != UINT64_MAX;
+	return a->pending_irqs || a->lcofi_soft || a->lcofi_in_hvip || a->timer_next != UINT64_MAX;
 }
 /* Of that work, what an SBI PMU call can add: an LCOFI to deliver */
 static inline bool vcpu_arch_lcofi_work(const struct vcpu_arch *a)
@@ -72,24 +87,30 @@ static inline bool vcpu_arch_lcofi_work(const struct vcpu_arch *a)
 }
 /* Enter the guest (loaded and prepared); returns on its next trap that the
  * trap vector's short way (SBI calls, core's sched_guest_ecall) did not answer */
-void vcpu_arch_run(struct vcpu *vcpu);
+void vcpu_arch_run(struct vcpu_arch *a);
 /* The instruction the vCPU trapped on (virtual-instruction exceptions) */
-unsigned long vcpu_arch_trapped_insn(struct vcpu *vcpu);
+unsigned long vcpu_arch_trapped_insn(const struct vcpu_ctx *c);
 /* A VS interrupt is pending and enabled, per the vCPU's saved state */
-bool vcpu_arch_irq_pending(struct vcpu *vcpu, unsigned long now);
-/* Emulate an exception trap into the guest's VS-mode handler */
-void vcpu_arch_inject_exception(struct vcpu *vcpu, unsigned long cause, unsigned long tval);
+bool vcpu_arch_irq_pending(struct vcpu_arch *a, unsigned long now);
+/* Emulate an exception trap into the guest's VS-mode handler (the vCPU is loaded) */
+void vcpu_arch_inject_exception(struct vcpu_arch *a, unsigned long cause, unsigned long tval);
 /* Clear hvip bits of the vCPU, loaded or not */
-void vcpu_arch_clear_irq(struct vcpu *vcpu, unsigned long hvip_bits);
+void vcpu_arch_clear_irq(struct vcpu_arch *a, unsigned long hvip_bits);
 /* Raise the guest's counter-overflow interrupt (LCOFI, 13) */
-void vcpu_arch_raise_lcofi(struct vcpu *vcpu);
-void vcpu_arch_cancel_lcofi(struct vcpu *vcpu);
+void vcpu_arch_raise_lcofi(struct vcpu_arch *a);
+void vcpu_arch_cancel_lcofi(struct vcpu_arch *a);
 
 /* How LCOFI reaches guests on this host: "hvip" (Ssaia) or "software" */
 const char *vcpu_arch_lcofi_path(void);
 /* Set the guest's timer (SBI set_timer) */
-void vcpu_arch_set_timer(struct vcpu *vcpu, uint64_t when);
+void vcpu_arch_set_timer(struct vcpu_arch *a, uint64_t when);
 
-int vm_arch_init(struct vm *vm);
+/*
+ * A VM's G-stage table mapping its RAM [gpa, gpa + size) to hpa, from
+ * alloc's memory, and its hgatp with VMID vmid. Returns 0, or -1 when the
+ * range cannot be mapped.
+ */
+int vm_arch_init(struct vm_arch *va, unsigned int vmid, uint64_t gpa, uint64_t hpa, uint64_t size,
+		 gstage_alloc_fn alloc);
 
 #endif

@@ -14,7 +14,7 @@ static inline void cpu_spin(unsigned long iters)
 		;
 }
 
-static void *host_tp;
+extern void *host_tp; /* defined by the test that uses this_hart() */
 static inline void *cpu_get_tp(void)
 {
 	return host_tp;

@@ -1,0 +1,386 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * Exclusive counting: the workaround for platforms that charge a hart's
+ * counters with other harts' work (QEMU -icount). The scheduler (core/sched.c)
+ * calls in here only while excl_enabled; core/excl.h says what for.
+ */
+#include "arch/riscv/cpu.h"
+#include "core/excl.h"
+#include "core/hart.h"
+#include "core/hostdt.h"
+#include "core/sched.h"
+#include "arch/riscv/timer.h"
+#include "core/vcpu.h"
+#include "vpmu/vpmu.h"
+
+/*
+ * Exclusive counting. Under QEMU -icount a hart's mode-filtered counters
+ * advance with every instruction any hart executes while that hart is in
+ * the counted mode (QEMU's target/riscv/pmu.c adds global icount deltas;
+ * the vPMU measures it at boot: vpmu_counts_other_harts()). A vCPU with
+ * running hardware counters would count other guests' work, so it runs
+ * only while every other hart is halted: its hart takes the token
+ * (excl_token), makes the others park (halt, waiting for an IPI only) and
+ * enters its guest once each has acknowledged. They run again when it
+ * releases the token: when its vCPU stops counting, leaves the hart, or has
+ * had a slice while others wait (then it rests a slice itself, for
+ * fairness). While it holds the token no other hart may execute a single
+ * instruction, so nothing wakes a parked hart but the release: no timer,
+ * and no IPI (kicks to parked harts are deferred to the release).
+ */
+/*
+ * The token: which hart holds it (bits 0-15: hart index + 1, 0 for none)
+ * and how many times it has been taken (the rest). One word, so that a
+ * hart that sees an owner also sees that owner's acquisition: a parked
+ * hart acknowledges exactly the acquisition that parks it, by the store
+ * right before its wfi, and only when no IPI is pending. Once every other
+ * hart has acknowledged, none of them executes anything until the release.
+ */
+static volatile unsigned long excl_token;
+static volatile unsigned long excl_parked; /* harts halted */
+static volatile unsigned long excl_want;   /* ... of which these have work to do */
+
+#define EXCL_OWNER_BITS 16
+
+static int excl_owner(unsigned long token)
+{
+	return (int)(token & (BIT(EXCL_OWNER_BITS) - 1)) - 1;
+}
+
+static unsigned long excl_gen(unsigned long token)
+{
+	return token >> EXCL_OWNER_BITS;
+}
+
+bool excl_mine(const struct hart *h)
+{
+	return excl_owner(__atomic_load_n(&excl_token, __ATOMIC_ACQUIRE)) == (int)h->index;
+}
+
+static bool excl_blocks(const struct hart *h, unsigned long token)
+{
+	int o = excl_owner(token);
+
+	return o >= 0 && o != (int)h->index;
+}
+
+bool excl_blocked(const struct hart *h)
+{
+	return excl_blocks(h, __atomic_load_n(&excl_token, __ATOMIC_ACQUIRE));
+}
+
+/*
+ * Timed sleeps. Under QEMU -icount one thread runs all harts in turn
+ * (accel/tcg/tcg-accel-ops-rr.c): a busy hart runs up to half the time to
+ * the next timer deadline of the machine (icount_percpu_budget) before a
+ * halted hart is looked at again, so a halted hart's own timer wakes it up
+ * to ~50 ms late (the next deadline is often QEMU's 100 ms round-robin
+ * kick). An IPI ends the busy hart's run at once. So a hart that sleeps
+ * until a time says so (wake_at, bit in `sleepers`), and a hart that runs
+ * arms its own timer for that time too and wakes the sleeper with an IPI.
+ * Only where that quirk is (excl_enabled: the -icount probe).
+ */
+static volatile unsigned long sleepers;
+
+bool excl_enabled;
+/* A turn with the token, and the rest after it: a vCPU's slice (10 ms) */
+static unsigned long turn_ticks;
+
+/* Halt until an interrupt; the timer is armed for `until` (UINT64_MAX: not) */
+unsigned long excl_sleep(struct hart *h, uint64_t until, bool rest)
+{
+	unsigned long sip = 0;
+
+	if (excl_enabled && until != UINT64_MAX) {
+		h->excl.wake_at = until;
+		__atomic_or_fetch(&sleepers, BIT(h->index), __ATOMIC_SEQ_CST);
+		/* a running hart whose timer is set later learns of us now */
+		for (unsigned int i = 0; i < nr_harts; i++)
+			if (i != h->index && !(sleepers & BIT(i)) &&
+			    (hart_status[i].doing == HART_GUEST ||
+			     hart_status[i].doing == HART_HYPERVISOR) &&
+			    harts[i].timer_armed > until)
+				hart_send_ipi(harts[i].hartid);
+	}
+	if (rest)
+		timer_wait_ipi(true, NULL, 0);
+	else
+		sip = timer_idle();
+	__atomic_and_fetch(&sleepers, ~BIT(h->index), __ATOMIC_SEQ_CST);
+	return sip;
+}
+
+/* The earliest wake-up this hart must stand in for */
+static uint64_t sleepers_next(const struct hart *h)
+{
+	unsigned long s = __atomic_load_n(&sleepers, __ATOMIC_ACQUIRE) & ~BIT(h->index);
+	uint64_t next = UINT64_MAX;
+
+	for (unsigned int i = 0; s; i++, s >>= 1)
+		if ((s & 1) && harts[i].excl.wake_at < next)
+			next = harts[i].excl.wake_at;
+	return next;
+}
+
+void excl_wake_sleepers(const struct hart *h, uint64_t now)
+{
+	unsigned long s = __atomic_load_n(&sleepers, __ATOMIC_ACQUIRE) & ~BIT(h->index);
+
+	for (unsigned int i = 0; s; i++, s >>= 1)
+		if ((s & 1) && harts[i].excl.wake_at <= now &&
+		    (__atomic_fetch_and(&sleepers, ~BIT(i), __ATOMIC_SEQ_CST) & BIT(i)))
+			hart_send_ipi(harts[i].hartid);
+}
+
+/* Arm the hart timer for t unless it fires earlier already */
+static void arm_before(struct hart *h, uint64_t t)
+{
+	if (t < h->timer_armed) {
+		h->timer_armed = t;
+		timer_arm(t);
+	}
+}
+
+/* Halt, waiting for IPIs only, as long as another hart holds the token */
+void excl_park(struct hart *h)
+{
+	unsigned long token;
+	bool want = false;
+
+	/*
+	 * A vCPU waiting here for an interrupt may be what the owner's guest
+	 * waits for (an IPI answer): any live vCPU counts as work, since
+	 * kicks to parked harts are deferred to the release.
+	 */
+	for (struct vcpu *v = h->queue; v && !want; v = v->next)
+		want = v->state != VCPU_DEAD && v->state != VCPU_STOPPED;
+	if (want)
+		__atomic_or_fetch(&excl_want, BIT(h->index), __ATOMIC_SEQ_CST);
+	h->excl.park_gen = ~0UL;
+	hart_set_doing(h, HART_PARKED);
+	__atomic_or_fetch(&excl_parked, BIT(h->index), __ATOMIC_SEQ_CST);
+	while (token = __atomic_load_n(&excl_token, __ATOMIC_ACQUIRE), excl_blocks(h, token))
+		timer_wait_ipi(false, &h->excl.park_gen, excl_gen(token));
+	if (h->excl.fence_pending) {
+		h->excl.fence_pending = false;
+		hart_fence_guests();
+	}
+	h->excl.park_gen = ~0UL;
+	__atomic_and_fetch(&excl_parked, ~BIT(h->index), __ATOMIC_SEQ_CST);
+	__atomic_and_fetch(&excl_want, ~BIT(h->index), __ATOMIC_SEQ_CST);
+}
+
+void excl_release(struct hart *h)
+{
+	unsigned long parked, token = __atomic_load_n(&excl_token, __ATOMIC_ACQUIRE);
+	unsigned int i;
+
+	if (excl_owner(token) != (int)h->index)
+		return;
+	/*
+	 * Counters never run without the token: QEMU re-arms the overflow timer
+	 * of an enabled counter that does not advance as often as every
+	 * nanosecond, which starves the other harts of their -icount slices.
+	 */
+	sched_put_counting(h);
+	h->excl.counter = NULL;
+	__atomic_store_n(&excl_token, excl_gen(token) << EXCL_OWNER_BITS, __ATOMIC_RELEASE);
+	parked = __atomic_load_n(&excl_parked, __ATOMIC_ACQUIRE);
+	for (i = 0; i < nr_harts; i++)
+		if (parked & BIT(i))
+			hart_send_ipi(harts[i].hartid);
+}
+
+/*
+ * Take the token and wait until every other hart has parked; false if it
+ * was taken (we parked until its release: look at the queue again).
+ * Harts already parked are not sent an IPI: one arriving after their
+ * acknowledgement would wake them while we count. (A parked hart that has
+ * not acknowledged this acquisition is awake already: the release that
+ * ended the previous one sent it an IPI.)
+ *
+ * The turn starts once the others have parked, not when the token is taken:
+ * under -icount the wait can be long (we spin through QEMU's whole budget
+ * for this hart before the hart we wait for runs again, tens of ms), and a
+ * turn counted from the take would be over before our vCPU ran: we would
+ * release at once, rest, take it again, and the vCPU never run (seen: a
+ * pmu-mux vCPU starved for minutes).
+ */
+bool excl_acquire(struct hart *h)
+{
+	unsigned long others = (BIT(nr_harts) - 1) & ~BIT(h->index);
+	unsigned long token = __atomic_load_n(&excl_token, __ATOMIC_ACQUIRE), gen;
+
+	if (excl_owner(token) >= 0 ||
+	    !__atomic_compare_exchange_n(&excl_token, &token,
+					 ((excl_gen(token) + 1) << EXCL_OWNER_BITS) |
+						 (h->index + 1),
+					 false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		excl_park(h);
+		return false;
+	}
+	gen = excl_gen(token) + 1;
+	for (unsigned int i = 0; i < nr_harts; i++)
+		if ((others & BIT(i)) &&
+		    !(__atomic_load_n(&excl_parked, __ATOMIC_ACQUIRE) & BIT(i)))
+			hart_send_ipi(harts[i].hartid);
+	for (unsigned int i = 0; i < nr_harts; i++)
+		while ((others & BIT(i)) &&
+		       (!(__atomic_load_n(&excl_parked, __ATOMIC_ACQUIRE) & BIT(i)) ||
+			__atomic_load_n(&harts[i].excl.park_gen, __ATOMIC_ACQUIRE) != gen))
+			;
+	h->excl.turn_end = timer_now() + turn_ticks;
+	arm_before(h, h->excl.turn_end);
+	return true;
+}
+
+/*
+ * A vCPU that stops its counters keeps the token for EXCL_PAUSE_TICKS: a
+ * guest's overflow handler stops every counter, takes its sample and starts
+ * them again. Releasing at the stop would make the start wait for another
+ * hart's whole turn, and Linux, timing its handler, would lower
+ * perf_event_max_sample_rate and throttle the event (lost samples).
+ */
+#define EXCL_PAUSE_TICKS 500 /* 50 us at 10 MHz */
+
+static bool excl_pause(struct hart *h, struct vcpu *v, unsigned long now)
+{
+	if (!excl_mine(h) || h->excl.counter != v)
+		return false;
+	if (!h->excl.pause_end) {
+		h->excl.pause_end = now + EXCL_PAUSE_TICKS;
+		arm_before(h, h->excl.pause_end);
+	}
+	return now < h->excl.pause_end;
+}
+
+/* Before entering v: may it run now? False: we waited, look at the queue again */
+bool excl_enter(struct hart *h, struct vcpu *v, unsigned long now)
+{
+	if (!vpmu_counting(&v->vpmu)) {
+		if (excl_pause(h, v, now))
+			return true;
+		excl_release(h);
+		return !excl_blocked(h);
+	}
+	h->excl.counter = v;
+	h->excl.pause_end = 0;
+	if (excl_mine(h)) {
+		if (now < h->excl.turn_end)
+			return true;
+		if (!__atomic_load_n(&excl_want, __ATOMIC_ACQUIRE)) {
+			/* nobody waits: another turn, and a look again at its end */
+			h->excl.turn_end = now + turn_ticks;
+			arm_before(h, h->excl.turn_end);
+			return true;
+		}
+		/* others have waited a whole turn: theirs now */
+		excl_release(h);
+		h->excl.rest_until = now + turn_ticks;
+	}
+	if (now < h->excl.rest_until) {
+		/*
+		 * Rest like an idle hart, not parked: whoever takes the token
+		 * meanwhile sends an IPI and we park then.
+		 */
+		h->timer_armed = h->excl.rest_until;
+		timer_arm(h->excl.rest_until);
+		excl_sleep(h, h->excl.rest_until, true);
+		return false;
+	}
+	return excl_acquire(h);
+}
+
+/*
+ * v's hardware counters are about to start (SBI START on its own hart):
+ * take the token first, so that they never run while another hart does.
+ * vpmu calls this only while exclusive counting is on (vpmu_set_exclusive).
+ */
+void excl_counting_starts(struct vcpu *v)
+{
+	struct hart *h = this_hart();
+
+	(void)v;
+	if (!excl_enabled)
+		return;
+	/* from the PMU lane too, which leaves hart_status at "guest": a hang here must say otherwise */
+	if (!excl_mine(h))
+		hart_set_doing(h, HART_HYPERVISOR);
+	while (!excl_mine(h))
+		excl_acquire(h);
+}
+
+/* Whether a kick to hart h needs an IPI: a parked hart looks at its queue when released */
+bool excl_needs_ipi(const struct hart *h)
+{
+	return !excl_enabled ||
+	       !(__atomic_load_n(&excl_parked, __ATOMIC_ACQUIRE) & BIT(h->index)) ||
+	       !excl_blocked(h);
+}
+
+/*
+ * A guest's remote fence must not wake harts parked while this one counts:
+ * what a woken hart executes (OpenSBI's IPI handler, some 400 instructions)
+ * QEMU's -icount mode filter charges to the counting vCPU. Nothing runs on a
+ * parked hart before the release, so it fences when it leaves its park.
+ */
+unsigned long excl_fence_now(unsigned long hmask)
+{
+	struct hart *me = this_hart();
+	unsigned long parked;
+
+	if (!excl_enabled || !excl_mine(me))
+		return hmask;
+	parked = __atomic_load_n(&excl_parked, __ATOMIC_ACQUIRE);
+	for (unsigned int i = 0; i < nr_harts; i++)
+		if (i != me->index && (parked & BIT(i)) && (hmask & BIT(harts[i].hartid))) {
+			harts[i].excl.fence_pending = true;
+			hmask &= ~BIT(harts[i].hartid);
+		}
+	return hmask;
+}
+
+void excl_init(bool counts_other_harts)
+{
+	/* one hart has nobody to wait for */
+	excl_enabled = counts_other_harts && nr_harts > 1;
+	turn_ticks = host.timebase / 100;
+	vpmu_set_exclusive(excl_enabled);
+	for (unsigned int i = 0; i < nr_harts; i++)
+		harts[i].excl_on = excl_enabled;
+}
+
+/* Whether any hart holds the token: then nobody is woken to take work (core/sched.c) */
+bool excl_taken(void)
+{
+	return excl_owner(__atomic_load_n(&excl_token, __ATOMIC_ACQUIRE)) >= 0;
+}
+
+void excl_arm_timer(struct hart *h, uint64_t next)
+{
+	uint64_t s = sleepers_next(h);
+
+	if (s < next)
+		next = s;
+	/* the token's holder looks at the end of its turn (and of a pause) whether others wait */
+	if (excl_mine(h)) {
+		if (h->excl.turn_end < next)
+			next = h->excl.turn_end;
+		if (h->excl.pause_end && h->excl.pause_end < next)
+			next = h->excl.pause_end;
+	}
+	hart_arm_timer(h, next);
+}
+
+/*
+ * The PMU lane's question (core/lane.c), out of its line: the vCPU keeps
+ * counting within the turn it holds, or keeps not counting without the token
+ */
+bool excl_unchanged(struct hart *h, struct vcpu *v, bool was_counting)
+{
+	bool counting = vpmu_counting(&v->vpmu);
+
+	if (counting != was_counting)
+		return false;
+	return counting ? excl_mine(h) && timer_now() < h->excl.turn_end : !excl_mine(h);
+}

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Exclusive counting (core/excl.c): where the platform charges a hart's
+ * mode-filtered counters with the instructions of every hart (QEMU -icount,
+ * found by the vPMU's boot probe), a vCPU with running hardware counters runs
+ * only while every other hart is halted. The scheduler asks before every
+ * guest entry; when it is off (excl_enabled false: silicon, one hart, no
+ * -icount), nothing here is called but excl_init and the tests of
+ * excl_enabled.
+ */
+#ifndef CORE_EXCL_H
+#define CORE_EXCL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct hart;
+struct vcpu;
+
+/* A hart's part, in struct hart (core/hart.h) */
+struct excl_hart {
+	uint64_t turn_end;	    /* when its turn with the token ends */
+	uint64_t rest_until;	    /* ... and until when it leaves the others alone */
+	const struct vcpu *counter; /* ... the vCPU that counted with it */
+	uint64_t pause_end;	    /* ... which, having stopped, keeps it until then (0: counts) */
+	volatile unsigned long park_gen; /* the last token release it has seen while parked */
+	volatile uint64_t wake_at;	 /* halted until then: see excl_sleep() */
+	bool fence_pending;		 /* a guest remote fence waits for it to leave its park */
+};
+
+/* Exclusive counting is on; written once, by excl_init */
+extern bool excl_enabled;
+
+/* Boot hart, after the vPMU's probes: whether the platform charges a hart with others' work */
+void excl_init(bool counts_other_harts);
+
+/* ---- the scheduler's side (core/sched.c), only while excl_enabled ---- */
+/* Before entering v: may it run now? False: we waited, look at the queue again */
+bool excl_enter(struct hart *h, struct vcpu *v, unsigned long now);
+/* Take the token, all other harts parked; false: it was taken, we parked until its release */
+bool excl_acquire(struct hart *h);
+/* Give the token back if h holds it (a counting vCPU leaves the hart first) */
+void excl_release(struct hart *h);
+/* Whether h holds the token */
+bool excl_mine(const struct hart *h);
+/* Whether another hart holds it: h must park */
+bool excl_blocked(const struct hart *h);
+/* Whether any hart holds it */
+bool excl_taken(void);
+/* Halt, waiting for IPIs only, as long as another hart holds the token */
+void excl_park(struct hart *h);
+/* Wake the harts sleeping until a time already past (see excl_sleep) */
+void excl_wake_sleepers(const struct hart *h, uint64_t now);
+/*
+ * Arm h's timer (it runs a vCPU) for next, or earlier if exclusive counting
+ * must look again sooner: its turn or pause with the token ends, or another
+ * hart sleeps until then (sched_arm_timer's last step)
+ */
+void excl_arm_timer(struct hart *h, uint64_t next);
+/*
+ * After a PMU call on the lane: whether v still counts and holds its turn,
+ * or still does not count (was_counting: what the scheduler saw at entry)
+ */
+bool excl_unchanged(struct hart *h, struct vcpu *v, bool was_counting);
+
+/*
+ * Halt until an interrupt (rest: until an IPI or this hart's timer), the
+ * timer armed for `until` (UINT64_MAX: not). Any hart's idle sleep, not only
+ * while excl_enabled: timed sleeps are told to the running harts then.
+ */
+unsigned long excl_sleep(struct hart *h, uint64_t until, bool rest);
+
+/* ---- for the rest of the core, any time ---- */
+/* A vCPU's hardware counters are about to start on this hart (vpmu_host.h) */
+void excl_counting_starts(struct vcpu *v);
+/* Of the harts in hmask (hartid bits), those a remote fence must reach now */
+unsigned long excl_fence_now(unsigned long hmask);
+/* Whether waking hart h for new work needs an IPI now */
+bool excl_needs_ipi(const struct hart *h);
+
+#endif

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The trap vector's short way for a guest's SBI call (arch/riscv/entry.S):
+ * the PMU lane (sched_guest_ecall) and every other call (sched_sbi_ecall),
+ * answered without the scheduler's loop when nothing it watches changed.
+ * Guest-visible costs: docs/performance.md.
+ */
+#include "core/ecall.h"
+#include "core/hart.h"
+#include "core/sched.h"
+#include "core/sched_internal.h"
+#include "core/vcpu.h"
+#include "vpmu/vpmu_sbi.h"
+
+/*
+ * Any other SBI call: one turn of sched_enter_guest's loop, as
+ * sched_fast_return allows. Not inlined: the lane jumps here before it
+ * builds its own frame, which stays as small as the PMU call needs.
+ */
+static __attribute__((noinline)) struct vcpu_ctx *sched_sbi_ecall(struct vcpu_ctx *c)
+{
+	struct vcpu *v = container_of(c, struct vcpu, arch.ctx);
+	struct hart *h = this_hart();
+
+	sched_after_exit(h, v);
+	vcpu_handle_ecall(v);
+	if (!sched_fast_return(h, v, &h->seen)) {
+		h->exit_handled = true;
+		return NULL;
+	}
+	sched_before_entry(h, v);
+	return c;
+}
+
+/*
+ * The trap vector's short way for an SBI call (arch/riscv/entry.S): only the
+ * registers a C call may clobber are saved, which is all an SBI call reads
+ * and writes. The call is answered and the context returned to resume at
+ * once, or NULL: the scheduler must look; the vector saves the rest and
+ * ctx_enter_guest returns, and the loop does not answer the call again.
+ *
+ * Any call but a PMU one goes on to sched_sbi_ecall. This function is the
+ * PMU lane: perf's every event switch is a few SBI PMU calls, so they skip
+ * what the others need. The PMU adapter is called without the table, and
+ * afterwards only what a PMU call may change is looked at, as the lane's
+ * contract in vpmu/vpmu_sbi.h states it: whether it asked for the scheduler
+ * (restart), exclusive counting, the vPMU's deadline
+ * (sched_pmu_call_unchanged); then the arch's entry work if there is an
+ * LCOFI to deliver. A software LCOFI it raised that the guest cannot take
+ * yet sends it to the loop, which re-checks soon (recheck). The rest of the
+ * entry work needs no look: interrupts other harts posted (pending_irqs)
+ * come with an IPI, and the hart's timer is armed for the guest's (non-Sstc)
+ * timer, so the guest exits again at once for either. hart_status keeps
+ * saying "guest": to a hang report the call is part of the guest's turn.
+ */
+struct vcpu_ctx *sched_guest_ecall(struct vcpu_ctx *c)
+{
+	struct vcpu *v = container_of(c, struct vcpu, arch.ctx);
+	struct hart *h;
+
+	if (c->regs[17] != SBI_EXT_PMU) /* a tail call, before this lane's frame is built */
+		return sched_sbi_ecall(c);
+	vcpu_ecall_begin(v);
+	vcpu_ecall_end(v, vpmu_sbi_call(&v->vpmu, c->regs[16], &c->regs[10]));
+	/* the hart looked up again after each call: no register keeps it across one */
+	h = this_hart();
+	if (unlikely(!sched_pmu_call_unchanged(h, v, &h->seen)))
+		goto to_loop;
+	if (unlikely(vcpu_arch_lcofi_work(&v->arch))) {
+		vcpu_arch_prepare_entry(&v->arch);
+		if (vcpu_arch_wants_recheck(&v->arch) && !this_hart()->seen.recheck)
+			goto to_loop;
+	}
+	return c;
+to_loop:
+	h = this_hart();
+	sched_after_exit(h, v);
+	h->exit_handled = true;
+	return NULL;
+}
