@@ -19,7 +19,7 @@ RV_CFLAGS := $(RV_ARCH) -O2 -g -ffreestanding -fno-common -fno-pie -fno-stack-pr
 	     -isystem $(shell $(CC_RV) -print-file-name=include-fixed) -Wall -Wextra -Werror -MMD -MP
 RV_LIBS   := -L$(PICOLIBC)/lib/rv64imac/lp64 -lc $(shell $(CC_RV) -march=rv64imac -mabi=lp64 -print-libgcc-file-name)
 
-.PHONY: all deps hv hv-debug run test unit guest-images bundles bench fuzz soak sampling parity clean format \
+.PHONY: all deps hv hv-debug run test unit guest-images bundles bench fuzz soak sampling parity profile clean format \
 	lint
 all: hv bundles
 
@@ -134,6 +134,15 @@ RUN_ARGS = $(if $(QEMU_ARGS),--qemu-args "$(QEMU_ARGS)") $(if $(filter 1,$(DEBUG
 run: deps
 	@$(MAKE) --no-print-directory all $(if $(filter 1,$(DEBUG)),hv-debug)
 	@$(PYTHON) tools/run.py $(CONFIG) $(RUN_ARGS)
+
+# make profile CONFIG=default GUEST=alpha EVENT=cycles PERIOD=100000 (or FREQ=1000): boot the
+# configuration with that guest profiled by the hypervisor, then write perf.data, a flame graph
+# and a report under build/profile/ (docs/profiling.md, tools/profile_run.py)
+PROFILE_ARGS = --config $(or $(CONFIG),default) --guest $(or $(GUEST),alpha) \
+	       --event $(or $(EVENT),cycles) $(if $(FREQ),--freq $(FREQ),--period $(or $(PERIOD),100000))
+profile: deps
+	@$(MAKE) --no-print-directory all
+	@$(PYTHON) tools/profile_run.py $(PROFILE_ARGS)
 
 test: deps
 	@$(MAKE) --no-print-directory all hv-debug unit

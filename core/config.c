@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* Parse the configuration DTB (docs/configuration.md); reject anything odd. */
 #include <libfdt.h>
+#include <stdlib.h>
 #include <string.h>
 #include "arch/riscv/gstage.h"
 #include "core/config.h"
@@ -110,6 +111,66 @@ static int parse_pmu(const void *fdt, int guest, struct vm_config *vc, char *err
 	return 0;
 }
 
+/*
+ * Profiling from the hypervisor (docs/profiling.md): "profile" names the
+ * event ("cycles", "instructions" or an SBI event_idx such as "0x10019"),
+ * "profile-period" its count between samples, "profile-depth" the chain's
+ * frames, "profile-task-offsets" <pid tgid comm> of a Linux task_struct.
+ */
+static int parse_profile(const void *fdt, int node, struct vm_config *vc, char *err, size_t errlen)
+{
+	struct vpmu_profile *pr = &vc->pmu.profile;
+	const char *name = vc->name, *s;
+	const fdt32_t *p;
+	char *end;
+	int len;
+
+	s = fdt_getprop(fdt, node, "profile", &len);
+	if (!s)
+		return 0;
+	if (len < 2 || s[len - 1] != '\0')
+		fail("guest %s: profile must be an event name or number", name);
+	if (strcmp(s, "cycles") == 0)
+		pr->event_idx = 0x1;
+	else if (strcmp(s, "instructions") == 0)
+		pr->event_idx = 0x2;
+	else {
+		pr->event_idx = (uint32_t)strtoul(s, &end, 0);
+		if (*end || !pr->event_idx || pr->event_idx >> 20)
+			fail("guest %s: profile \"%s\" is not cycles, instructions or an "
+			     "event_idx",
+			     name, s);
+	}
+	pr->period = 100000;
+	p = fdt_getprop(fdt, node, "profile-period", &len);
+	if (p) {
+		if (len != 4 && len != 8)
+			fail("guest %s: profile-period must be one or two cells", name);
+		pr->period = len == 4 ? fdt32_to_cpu(*p) : cells64(p);
+	}
+	/* a smaller period would make the samples cost more than the guest's work */
+	if (pr->period < 1000)
+		fail("guest %s: profile-period must be at least 1000", name);
+	vc->profile_depth = 32;
+	p = fdt_getprop(fdt, node, "profile-depth", &len);
+	if (p) {
+		if (len != 4 || fdt32_to_cpu(*p) > PROFILE_DEPTH_MAX)
+			fail("guest %s: profile-depth must be one cell <= %d", name,
+			     PROFILE_DEPTH_MAX);
+		vc->profile_depth = fdt32_to_cpu(*p);
+	}
+	p = fdt_getprop(fdt, node, "profile-task-offsets", &len);
+	if (p) {
+		if (len != 12)
+			fail("guest %s: profile-task-offsets must be <pid tgid comm>", name);
+		vc->profile_task = true;
+		vc->task_pid = fdt32_to_cpu(p[0]);
+		vc->task_tgid = fdt32_to_cpu(p[1]);
+		vc->task_comm = fdt32_to_cpu(p[2]);
+	}
+	return 0;
+}
+
 static int parse_guest(const void *fdt, int node, size_t bundle_size, struct vm_config *vc,
 		       char *err, size_t errlen)
 {
@@ -190,7 +251,7 @@ static int parse_guest(const void *fdt, int node, size_t bundle_size, struct vm_
 		vc->lcofi_software = strcmp(s, "software") == 0;
 	}
 
-	if (parse_pmu(fdt, node, vc, err, errlen))
+	if (parse_pmu(fdt, node, vc, err, errlen) || parse_profile(fdt, node, vc, err, errlen))
 		return -1;
 
 	p = fdt_getprop(fdt, node, "cpu-affinity", &len);

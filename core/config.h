@@ -8,10 +8,11 @@
 #include <stdint.h>
 #include "vpmu/vpmu.h"
 
-#define VM_NAME_MAX   32
-#define VCPU_MAX      8
-#define CONFIG_VM_MAX 8
-#define BOOTARGS_MAX  512
+#define VM_NAME_MAX	  32
+#define VCPU_MAX	  8
+#define CONFIG_VM_MAX	  8
+#define BOOTARGS_MAX	  512
+#define PROFILE_DEPTH_MAX 64 /* frames a sample can carry (core/profile.c) */
 /* Sv39x4 reaches 2^41 bytes of guest-physical space */
 #define GPA_LIMIT (1ULL << 41)
 
@@ -26,6 +27,10 @@ struct vm_config {
 	bool lcofi_software;	/* deliver LCOFI by emulating the trap, even with hvip */
 	uint32_t watchdog_ms;	/* stop the guest after this long without an SBI call; 0: never */
 	struct vpmu_policy pmu; /* the guest's PMU policy: its "pmu" subnode */
+	/* profiling from the hypervisor (pmu.profile: event, period; docs/profiling.md) */
+	uint32_t profile_depth; /* frames of a sample's call chain */
+	bool profile_task;	/* a Linux guest: task_struct offsets for pid, tgid, comm */
+	uint32_t task_pid, task_tgid, task_comm;
 	bool has_affinity;
 	uint32_t affinity[VCPU_MAX]; /* physical hart id per vCPU */
 };

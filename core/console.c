@@ -204,6 +204,21 @@ void console_guest_flush(struct vm *vm)
 	spin_unlock(&console_lock);
 }
 
+bool console_data_line(const char *s, size_t len, bool force)
+{
+	spin_lock(&console_lock);
+	if (line_owner && !force && !owner_idle()) {
+		spin_unlock(&console_lock);
+		return false;
+	}
+	put_hv_held_locked();
+	end_line_locked();
+	puts_locked(s, len);
+	uart_putc('\n');
+	spin_unlock(&console_lock);
+	return true;
+}
+
 void console_flush_all(void)
 {
 	spin_lock(&console_lock);

@@ -3,6 +3,7 @@
 #ifndef CORE_CONSOLE_H
 #define CORE_CONSOLE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -14,6 +15,12 @@ void console_guest_write(struct vm *vm, const char *s, size_t len);
 void console_guest_putc(struct vm *vm, char c);
 /* The guest stops: write what it has buffered and end its open line */
 void console_guest_flush(struct vm *vm);
+/*
+ * A line of the hypervisor's own data (a profile chunk), newline added:
+ * written now unless a guest's line is open and the guest not idle (false:
+ * try again later), so that no guest line is ever split; force ends it.
+ */
+bool console_data_line(const char *s, size_t len, bool force);
 /* Write every held message and buffered output, end the open line (at power-off) */
 void console_flush_all(void);
 /* The next input character for this guest, -1 if none (or it has no focus) */

@@ -16,6 +16,7 @@
 #include "arch/riscv/isa.h"
 #include "core/lib.h"
 #include "core/mm.h"
+#include "core/profile.h"
 #include "core/sbi.h"
 #include "arch/riscv/sbi_call.h"
 #include "core/sched.h"
@@ -37,6 +38,7 @@ static struct hv_config config;
 void hv_poweroff(bool failure)
 {
 	console_flush_all();
+	profile_flush_all();
 	/* SBI SRST cannot say "failed" to QEMU; its test device can (exit code 1) */
 	if (failure && host.finisher_base)
 		*(volatile uint32_t *)host.finisher_base = FINISHER_FAIL | (1U << 16);
@@ -165,6 +167,7 @@ static void create_guests(void)
 		if (vm_boot(vm))
 			hv_panic("cannot load guest %s", vm->name);
 	}
+	profile_start();
 }
 
 static void hart_start(struct hart *h)

@@ -54,8 +54,10 @@ struct profile_record {
 #define PROFILE_MODE_VS 1 /* V = 1, S: guest kernel */
 
 /* profile_sample.flags */
-#define PROFILE_SAMPLE_TASK	 (1U << 0) /* pid, tid and comm were read from the guest */
-#define PROFILE_SAMPLE_TRUNCATED (1U << 1) /* the chain walk stopped early (fault, limit) */
+/* pid, tid and comm were read from the guest */
+#define PROFILE_SAMPLE_TASK (1U << 0)
+/* the chain walk stopped early: a load faulted, or the depth limit */
+#define PROFILE_SAMPLE_TRUNCATED (1U << 1)
 
 /*
  * A chain entry (perf's PERF_CONTEXT_USER) for a VS-mode sample whose walk went on

@@ -3,6 +3,7 @@
 #include "core/excl.h"
 #include "core/hart.h"
 #include "core/hostdt.h"
+#include "core/profile.h"
 #include "arch/riscv/isa.h"
 #include "core/sched.h"
 #include "arch/riscv/timer.h"
@@ -48,6 +49,11 @@ bool vpmu_host_is_qemu(void)
 bool vpmu_host_has_sscofpmf(void)
 {
 	return riscv_has(RISCV_EXT_SSCOFPMF);
+}
+
+void vpmu_host_sample(struct vpmu *v)
+{
+	profile_sample(container_of(v, struct vcpu, vpmu));
 }
 
 void vpmu_host_counting_starts(struct vpmu *v)

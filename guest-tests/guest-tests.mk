@@ -29,3 +29,6 @@ $(GT_OUT)/%.bin: $(GT_OUT)/%.elf
 guest-images:: $(addprefix $(GT_OUT)/,$(addsuffix .bin,$(GT_IMAGES)))
 
 -include $(shell find $(GT_OUT) -name '*.d' 2>/dev/null)
+
+# prof-target: frame pointers and real calls, so that the hypervisor's profiler walks its chains
+$(GT_OUT)/obj/prof-target.o: GT_CFLAGS += -fno-omit-frame-pointer -fno-optimize-sibling-calls

@@ -15,7 +15,7 @@ need_qemu() {
 
 BASE_PKGS="gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf gcc-riscv64-linux-gnu
 device-tree-compiler libfdt-dev linux-source-6.12 flex bison bc libssl-dev libelf-dev cpio
-libcmocka-dev python3 python3-libfdt xz-utils clang libc6-dev-riscv64-cross dpkg-dev linux-perf"
+libcmocka-dev python3 python3-libfdt xz-utils clang libc6-dev-riscv64-cross dpkg-dev linux-perf dwarves"
 BP_PKGS="qemu-system-misc opensbi"
 
 # Source packages (zlib, elfutils, busybox: guest-tests/linux/debsrc.mk) come from

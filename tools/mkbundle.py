@@ -8,9 +8,12 @@ Layout (docs/configuration.md): the configuration DTB padded to 4 KiB, then
 every image/initrd blob 4 KiB aligned and deduplicated by path. Each guest
 node gets pmuvisor,image-blob (and pmuvisor,initrd-blob) =
 <off-hi off-lo size-hi size-lo>, offsets relative to the bundle start.
-Paths in the DT are relative to the repository root.
+Paths in the DT are relative to the repository root. A guest profiled by the hypervisor
+with profile-vmlinux = "PATH" gets profile-task-offsets = <pid tgid comm>, read from that
+kernel's DWARF with pahole (docs/profiling.md).
 """
 import os
+import re
 import struct
 import subprocess
 import sys
@@ -107,11 +110,60 @@ def cells64(data, what):
     return [int.from_bytes(data[i:i + 8], "big") for i in range(0, len(data), 8)]
 
 
+# ---------------------------------------------------------------- profiling a Linux guest
+TASK_FIELDS = ("pid", "tgid", "comm")
+
+
+def task_offsets(vmlinux):
+    """[pid, tgid, comm]: the byte offsets of those members of struct task_struct, from
+    vmlinux's DWARF (pahole, Debian's dwarves), for the hypervisor's profiler."""
+    try:
+        p = subprocess.run(["pahole", "-C", "task_struct", vmlinux], capture_output=True,
+                           text=True)
+    except FileNotFoundError:
+        raise BundleError("pahole not found (install dwarves: make deps)")
+    if p.returncode != 0 or "struct task_struct {" not in p.stdout:
+        raise BundleError(f"{vmlinux}: no struct task_struct in its DWARF (a kernel built with "
+                          f"CONFIG_DEBUG_INFO?): {p.stderr.strip()}")
+    found = {}
+    # top-level members only: one tab of indentation, "type name[...];  /* offset size */"
+    for m in re.finditer(r"^\t[^\t\n][^\n]*?\b(\w+)(?:\[\d+\])?;\s*/\*\s*(\d+)\s+\d+\s*\*/",
+                         p.stdout, re.M):
+        if m.group(1) in TASK_FIELDS and m.group(1) not in found:
+            found[m.group(1)] = int(m.group(2))
+    missing = [f for f in TASK_FIELDS if f not in found]
+    if missing:
+        raise BundleError(f"{vmlinux}: task_struct has no {', '.join(missing)} (pahole)")
+    return [found[f] for f in TASK_FIELDS]
+
+
+def profile_task(fdt, nodes, dts):
+    """Guests with profile-vmlinux = "PATH" get profile-task-offsets = <pid tgid comm> from
+    that kernel's DWARF; returns the vmlinux files read (the bundle depends on them)."""
+    used = []
+    for g, gp in nodes:
+        rel = string(gp.get("profile-vmlinux"))
+        if rel is None:
+            continue
+        path = os.path.realpath(os.path.join(REPO, rel))
+        if not os.path.isfile(path):
+            raise BundleError(f"{dts}: guest {g}: profile-vmlinux {rel} not found")
+        offs = task_offsets(path)
+        fdt.resize(fdt.totalsize() + 64)
+        fdt.setprop(fdt.path_offset(f"/guests/{g}"), "profile-task-offsets",
+                    struct.pack(">III", *offs))
+        used.append(path)
+    return used
+
+
 # ---------------------------------------------------------------- the bundle
-def build(dts, out):
+def build(dts, out, edit=None):
+    """Bundle dts into out; edit(fdt), if given, may change the compiled DT first."""
     if not os.path.isfile(dts):
         raise BundleError(f"configuration {dts} not found")
     fdt = compile_dts(dts)
+    if edit:
+        edit(fdt)
     if b"pmuvisor,config" not in props(fdt, 0).get("compatible", b""):
         raise BundleError(f"{dts}: / compatible must be \"pmuvisor,config\"")
     if fdt.path_offset("/guests", libfdt.QUIET_NOTFOUND) < 0:
@@ -153,6 +205,7 @@ def build(dts, out):
             raise BundleError(f"{dts}: guest {g}: image {img[0]} ({img[1]} bytes) at offset "
                               f"{load_off:#x} does not fit in {m[1]:#x} bytes of memory")
 
+    kernels = profile_task(fdt, nodes, dts)
     dtb, offsets = place_blobs(fdt, refs, [size for _, size in blobs])
     tmp_out = out + ".tmp"
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
@@ -169,7 +222,8 @@ def build(dts, out):
     os.replace(tmp_out, out)
     # make's view: the bundle depends on the configuration and every blob
     with open(os.path.splitext(out)[0] + ".d", "w") as f:
-        deps = " ".join([dts] + [os.path.relpath(p, REPO) for p, _ in blobs])
+        deps = " ".join([dts] + [os.path.relpath(p, REPO) for p, _ in blobs] +
+                        [os.path.relpath(p, REPO) for p in kernels])
         f.write(f"{out}: {deps}\n")
     return [g for g, _ in nodes], blobs, offsets
 

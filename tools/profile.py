@@ -6,7 +6,8 @@ usage: profile.py STREAM [-o OUTDIR] [--kernel [GUEST=]ELF] [--initramfs [GUEST=
                   [--exe [GUEST:]COMM=PATH] [--debug-dir DIR] [--cpu vcpu|hart] [--top N]
        profile.py --dump STREAM
 
-STREAM is what the hypervisor's sampler wrote (core/profile_format.h). For every guest in it,
+STREAM is what the hypervisor's sampler wrote (core/profile_format.h), as a file or as the
+"!P " lines of the run's console log (core/profile.c writes them). For every guest in it,
 OUTDIR (default STREAM.out) gets a directory named after the guest with:
   perf.data    for the host's perf (Debian's linux-perf); open it with the line printed,
                e.g. `perf report -i OUT/alpha/perf.data --symfs OUT/alpha/root`
@@ -25,6 +26,8 @@ with its build-id found in a --debug-dir (default: the BusyBox and perf build di
 Static, non-PIE executables only: the stream carries no load address. docs/profiling.md.
 """
 import argparse
+import base64
+import binascii
 import bisect
 import collections
 import html
@@ -84,9 +87,37 @@ def cstr(raw):
     return raw.split(b"\0", 1)[0].decode("utf-8", "replace")
 
 
+CONSOLE_PREFIX = b"!P "
+
+
+def console_stream(data):
+    """The stream in a pmuvisor console log: the "!P " lines' base64, in order. Each line
+    holds whole records (core/profile.c); no guest can write such a line (guest lines
+    start with "[name] ")."""
+    out = bytearray()
+    for line in data.splitlines():
+        line = line.rstrip(b"\r")
+        if line.startswith(CONSOLE_PREFIX):
+            try:
+                out += base64.b64decode(line[len(CONSOLE_PREFIX):], validate=True)
+            except binascii.Error as e:
+                raise ProfileError(f"a profile line of the console log is damaged: {e}")
+    return bytes(out)
+
+
 def read_stream(path):
+    """A stream file, or the console log of a run (its "!P " lines)."""
     with open(path, "rb") as f:
         data = f.read()
+    if not data.startswith(struct.pack("<Q", MAGIC)):
+        data = console_stream(data)
+        if not data:
+            raise ProfileError(f"{path}: neither a profile stream nor a console log with "
+                               "profile lines")
+    return parse_stream(data, path)
+
+
+def parse_stream(data, path):
     st = Stream()
     if len(data) < FILE_HEADER.size:
         raise ProfileError(f"{path}: {len(data)} bytes, shorter than the stream header")

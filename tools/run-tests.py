@@ -40,6 +40,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import check_linux  # noqa: E402
+import check_profile  # noqa: E402
 import mkbundle  # noqa: E402
 import qemu  # noqa: E402
 
@@ -86,7 +87,7 @@ def bundle_guests(bundle):
 def dts_options(dts):
     opts = {"qemu-args": [], "timeout": None, "expect-stopped": {}, "expect-summary": None,
             "skip": None, "linux": None, "expect-log": [], "dialog": [], "expect-refused": None,
-            "debug": False}
+            "debug": False, "profile": [], "profile-overhead": None}
     if not os.path.isfile(dts):
         return opts
     with open(dts) as f:
@@ -115,6 +116,10 @@ def dts_options(dts):
                 opts["expect-log"].append(re.compile(val))
             elif key == "expect-refused":
                 opts["expect-refused"] = re.compile(val)
+            elif key == "profile-overhead":
+                opts["profile-overhead"] = val.split()
+            elif key == "profile":
+                opts["profile"].append(check_profile.parse_spec(val))
             elif key == "linux":
                 opts["linux"] = check_linux.parse_words(val.split())
             elif key == "dialog":
@@ -229,6 +234,18 @@ def run_unit(path, res, args):
 def print_counts(res, before_p, before_f, elapsed, log):
     print(f"   {res.passed - before_p} passed, {res.failed - before_f} failed "
           f"({elapsed:.1f} s, log {os.path.relpath(log, REPO)})")
+
+
+def check_log(cfg, dts, opts, lines, guests, debug, timeout, res, args):
+    """The checks on a run's whole log: expect-log lines and the profile windows."""
+    check_expect_log(cfg, opts, lines, res, args)
+    if opts["profile"]:
+        check_profile.check(cfg, lines, opts["profile"], guests, args.build, res, args.verbose)
+    if opts["profile-overhead"] and not debug:
+        check_profile.overhead(
+            cfg, dts, lines, opts["profile-overhead"],
+            lambda b: qemu.machine_cmd(args.hv, b, opts["qemu-args"]), timeout, args.logs, res,
+            args.verbose)
 
 
 def check_expect_log(cfg, opts, lines, res, args):
@@ -367,7 +384,7 @@ def run_config(bundle, res, args, debug=False):
                      "not typed); last lines:\n" + last_lines(lines))
             break
 
-    check_expect_log(cfg, opts, lines, res, args)
+    check_log(cfg, dts, opts, lines, guests, debug, timeout, res, args)
 
     want = opts["expect-summary"] or (len(guests), 0)
     if summary == want:
@@ -416,8 +433,9 @@ def check_done(name, image, pg, res, args):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("-k", dest="pattern", help="run only tests whose name contains PATTERN "
-                    "(or matches it as a glob), e.g. -k hsm, -k 'unit/*'")
+    ap.add_argument("-k", dest="patterns", action="append",
+                    help="run only tests whose name contains PATTERN (or matches it as a "
+                    "glob), e.g. -k hsm, -k 'unit/*'; repeat for several")
     ap.add_argument("-v", dest="verbose", action="store_true", help="stream logs")
     ap.add_argument("--timeout", type=float, default=60, help="default per-test timeout (s)")
     ap.add_argument("--build", default=os.path.join(REPO, "build"))
@@ -430,9 +448,9 @@ def main():
     os.makedirs(args.logs, exist_ok=True)
 
     def selected(name):
-        if not args.pattern:
+        if not args.patterns:
             return True
-        return args.pattern in name or fnmatch.fnmatch(name, args.pattern)
+        return any(p in name or fnmatch.fnmatch(name, p) for p in args.patterns)
 
     res = Results()
     ran = 0
@@ -461,7 +479,7 @@ def main():
         for name, detail in res.failures:
             print(f"  {name}: {detail}")
     if ran == 0:
-        print("nothing ran" + (f" (no test matches {args.pattern!r})" if args.pattern else ""))
+        print("nothing ran" + (f" (no test matches {args.patterns!r})" if args.patterns else ""))
     print(f"{res.passed} passed, {res.failed} failed")
     return 1 if res.failed or ran == 0 else 0
 

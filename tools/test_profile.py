@@ -15,6 +15,7 @@ tools/run-tests.py counts every check (build/unit/profile-host runs this script)
 perf on PATH the perf checks are skipped, with the reason.
 """
 import argparse
+import base64
 import importlib.util
 import os
 import re
@@ -327,8 +328,32 @@ def truncated_stream(env):
         f.write(b"PERFILE2" + data[8:])
     p = subprocess.run([sys.executable, os.path.join(os.path.dirname(__file__), "profile.py"),
                         bad, "-o", os.path.join(env.tmp, "bad")], capture_output=True, text=True)
-    expect(p.returncode == 1 and "not a profile stream" in p.stderr,
+    expect(p.returncode == 1 and "neither a profile stream nor a console log" in p.stderr,
            f"a bad magic: exit status {p.returncode}, {p.stderr!r}")
+
+
+@check
+def console_log(env):
+    """The stream as the hypervisor sends it: "!P " lines of base64, whole records each, among
+    guest and hypervisor lines (and a guest line that only looks like one): the same records."""
+    with open(env.stream, "rb") as f:
+        data = f.read()
+    lines = ["pmuvisor: RISC-V hypervisor with a virtual PMU", "[alpha] !P QUFBQQ=="]
+    off = 40
+    lines.append("!P " + base64.b64encode(data[:off]).decode())
+    while off < len(data):
+        size = int.from_bytes(data[off + 2:off + 4], "little")
+        lines.append("!P " + base64.b64encode(data[off:off + size]).decode())
+        lines.append("[beta] some output")
+        off += size
+    log = os.path.join(env.tmp, "console.log")
+    with open(log, "w") as f:
+        f.write("\r\n".join(lines) + "\r\n")
+    st = prof.read_stream(log)
+    ref = prof.read_stream(env.stream)
+    expect(st.samples == ref.samples and st.lost == ref.lost and st.guests == ref.guests,
+           f"{len(st.samples)} samples, {len(st.lost)} LOST from the console log; "
+           f"{len(ref.samples)}, {len(ref.lost)} from the stream")
 
 
 def main():

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The invariants of struct vpmu and struct vpmu_hart (vpmu_types.h names
- * them V1..V8, H1, H2, E1, E2), as code: the unit tests check them after
+ * them V1..V8, H1, H2, E1, E2, P1, P2), as code: the unit tests check them after
  * every call, the fuzzer after every step, and a debug build (make DEBUG=1)
  * after every PMU call and vCPU switch.
  */
@@ -74,6 +74,13 @@ const char *vpmu_check(struct vpmu *v)
 	FAIL_IF(v->visible_fw != (v->visible & fw_counters()),
 		"V6: visible_fw is not the visible firmware counters");
 	FAIL_IF(v->nr_visible != num_visible_of(v), "V6: nr_visible is not num_counters");
+	FAIL_IF(v->allowed_hw != hw_allowed_of(v), "V6: allowed_hw is not what the policy allows");
+	FAIL_IF(v->prof_mask != (v->prof_ctr ? 1U << v->prof_ctr : 0) ||
+			(v->prof_mask &&
+			 (v->ctr[v->prof_ctr].state == VPMU_CTR_UNCONFIGURED ||
+			  v->ctr[v->prof_ctr].event_idx != v->policy->profile.event_idx)),
+		"P1: the sampling counter is not configured with the profile's event");
+	FAIL_IF(v->overflow & v->prof_mask, "P2: the sampling counter has a guest overflow");
 	FAIL_IF((!v->loaded || !v->started_hw) && v->deadline != UINT64_MAX,
 		"V7: a deadline while nothing runs");
 	FAIL_IF(v->evinfo.busy && v->evinfo.next > v->evinfo.num,

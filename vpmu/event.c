@@ -38,7 +38,7 @@ static bool ev_allowed(const struct vpmu *v, unsigned long ev, bool fw, uint32_t
 	return false;
 }
 
-static int ev_classify(unsigned long event_idx, uint64_t data, int *key)
+int ev_classify(unsigned long event_idx, uint64_t data, int *key)
 {
 	unsigned int type = EVENT_TYPE(event_idx), code = EVENT_CODE(event_idx);
 
@@ -132,7 +132,7 @@ uint32_t ev_candidate_set(const struct vpmu *v, unsigned long event_idx, int *fi
 	unsigned int i;
 
 	if (f >= 0 && prog && layout.event_exclusive)
-		for_each_bit (i, v->configured_hw & ~((1U << FIRST_PROG) - 1))
+		for_each_bit (i, v->configured_hw & ~((1U << FIRST_PROG) - 1) & ~v->prof_mask)
 			if (v->ctr[i].event_idx == event_idx) {
 				first = true;
 				break;

@@ -98,6 +98,8 @@ extern bool vpmu_exclusive;
 #endif
 
 /* ---- event.c: events and the guest's policy ---- */
+/* What kind of event the encoding is (enum ev_kind) and its capability key (-1: raw) */
+int ev_classify(unsigned long event_idx, uint64_t data, int *key);
 int ev_accept_anew(struct vpmu *v, unsigned long event_idx, uint64_t data);
 uint32_t ev_candidate_set(const struct vpmu *v, unsigned long event_idx, int *fixed,
 			  bool *fixed_first);
@@ -108,14 +110,26 @@ bool ev_seen_holds(struct vpmu *v);
 
 /* ---- overflow.c: wraps and the deadline ---- */
 void ovf_record(struct vpmu *v, unsigned int i);
+/* A stopped counter's wrap: recorded, or a sample; c->value saved (now, or a new period) */
+void ovf_wrapped(struct vpmu *v, struct vpmu_ctr *c, unsigned int i, uint64_t now);
 void ovf_scan(struct vpmu *v);
 void ovf_update_deadline(struct vpmu *v);
+
+/* ---- profile.c: the hypervisor's sampling counter ---- */
+/* Its wrap, found while it runs: a sample, and it runs again from its start value */
+void prof_overflow(struct vpmu *v);
+/* Its wrap, found as it was stopped: a sample, and the value to save (its start value) */
+uint64_t prof_wrapped(struct vpmu *v);
+/* vpmu_vcpu_set_policy: choose the counter and arm it (not loaded) */
+void prof_setup(struct vpmu *v);
 
 /* ---- place.c: the physical counters of the hart a vCPU runs on ---- */
 uint32_t place_still_owned(const struct vpmu *v, const struct vpmu_hart *h, uint32_t mask);
 bool place_config_anew(struct vpmu *v, struct vpmu_hart *h, unsigned int p,
 		       unsigned long guest_flags, unsigned long event_idx, uint64_t data, int key);
 void place_unload_ctr(struct vpmu *v, unsigned int i);
+void place_unplace(struct vpmu *v, unsigned int i);
+void place_resume_sampler(struct vpmu *v);
 long place_start_waiting(struct vpmu *v, unsigned int i, uint64_t value);
 bool place_load_all(struct vpmu *v, struct vpmu_hart *h, uint32_t load);
 void place_take_back(struct vpmu *v, struct vpmu_hart *h, bool *near);
@@ -136,11 +150,18 @@ static inline unsigned int num_visible(const struct vpmu *v)
 	return v->nr_visible;
 }
 
-static inline uint32_t hw_allowed(const struct vpmu *v)
+/* The hardware counters the guest may use: the host has them, the policy allows them */
+static inline uint32_t hw_allowed_of(const struct vpmu *v)
 {
 	uint32_t m = v->policy->counters_mask;
 
-	return layout.hw_valid & (m ? m : ~0U);
+	return layout.hw_valid & (m ? m : ~0U) & ~v->prof_mask;
+}
+
+/* ... as vpmu_vcpu_set_policy derived it */
+static inline uint32_t hw_allowed(const struct vpmu *v)
+{
+	return v->allowed_hw;
 }
 
 static inline bool is_fw(unsigned long idx)
@@ -182,7 +203,7 @@ static inline unsigned int num_visible_of(const struct vpmu *v)
 /* The counters this guest may use: the host has them and the policy allows them */
 static inline uint64_t visible_mask_of(const struct vpmu *v)
 {
-	return hw_allowed(v) | (v->policy->no_firmware ? 0 : fw_counters());
+	return hw_allowed_of(v) | (v->policy->no_firmware ? 0 : fw_counters());
 }
 
 static inline uint64_t visible_mask(const struct vpmu *v)
@@ -319,9 +340,10 @@ static inline void ovf_before_start(struct vpmu *v)
  */
 static inline void save_value(struct vpmu *v, struct vpmu_ctr *c, unsigned long i, uint64_t now)
 {
-	if (now < c->value)
-		ovf_record(v, (unsigned int)i);
-	c->value = now;
+	if (unlikely(now < c->value))
+		ovf_wrapped(v, c, (unsigned int)i, now);
+	else
+		c->value = now;
 }
 
 /* Free physical counter p of this hart, whoever configured it */
@@ -364,7 +386,10 @@ static inline bool place_counts_as_taken(const struct vpmu *v, const struct vpmu
 	if (!layout.event_exclusive)
 		return true;
 	q = vpmu_phys_event_counter(p, ev);
-	return q == (int)p || (q >= 0 && place_owns_live(v, h, (unsigned int)q));
+	if (q == (int)p)
+		return true;
+	/* the profiling sampler's counter is not the guest's to count on */
+	return q >= 0 && place_owns_live(v, h, (unsigned int)q) && !((v->prof_mask >> q) & 1);
 }
 
 /*

@@ -5,7 +5,8 @@
  * recorded once (until the guest starts that counter again) and raises the
  * guest's LCOFI. The platform's own interrupt is only a hint: loads, puts,
  * PMU calls and a timer deadline look too, so a wrap is never lost and
- * never reported twice. Also the emulated counter CSR reads.
+ * never reported twice. Also the emulated counter CSR reads. The
+ * hypervisor's own sampling counter wraps too: profile.c takes those.
  */
 #include "vpmu/internal.h"
 
@@ -23,6 +24,16 @@ void ovf_record(struct vpmu *v, unsigned int i)
 	if (i < FIRST_PROG || !((vpmu_phys_overflowed() >> i) & 1))
 		v->nr_unsignalled++; /* the platform did not flag it (yet); phys == i */
 	vpmu_host_raise_lcofi(v);
+}
+
+void ovf_wrapped(struct vpmu *v, struct vpmu_ctr *c, unsigned int i, uint64_t now)
+{
+	if ((v->prof_mask >> i) & 1) {
+		c->value = prof_wrapped(v);
+		return;
+	}
+	ovf_record(v, i);
+	c->value = now;
 }
 
 /*
@@ -57,8 +68,12 @@ void ovf_scan(struct vpmu *v)
 	unsigned int i;
 
 	for_each_bit (i, running_unwrapped(v))
-		if ((vpmu_phys_read(i) & width_mask(i)) < v->ctr[i].value)
-			ovf_record(v, i);
+		if ((vpmu_phys_read(i) & width_mask(i)) < v->ctr[i].value) {
+			if ((v->prof_mask >> i) & 1)
+				prof_overflow(v);
+			else
+				ovf_record(v, i);
+		}
 }
 
 static uint64_t deadline_of(struct vpmu *v, uint32_t run)
@@ -108,6 +123,9 @@ void vpmu_timer(struct vpmu *v)
 {
 	unsigned long seen = v->nr_overflows;
 
+	/* the sampling counter gave its event to the guest's: its own again when it can */
+	if (unlikely(v->prof_mask & ~v->placed) && v->loaded)
+		place_resume_sampler(v);
 	if (v->loaded && v->started_hw && vpmu_host_now() >= v->deadline) {
 		ovf_scan(v);
 		if (v->nr_overflows != seen)
@@ -143,7 +161,8 @@ int vpmu_csr_read(struct vpmu *v, unsigned int csr, unsigned long *val)
 		return 0;
 	}
 
-	if (csr < 0xc00 || i >= VPMU_MAX_HW || i == CTR_TIME || !is_hw(i))
+	/* the counters the guest may use: not the hypervisor's sampling counter */
+	if (csr < 0xc00 || i >= VPMU_MAX_HW || i == CTR_TIME || !((hw_allowed(v) >> i) & 1))
 		return -1;
 	i = (unsigned int)array_index_nospec(i, VPMU_MAX_HW);
 	if (v->ctr[i].state == VPMU_CTR_UNCONFIGURED)

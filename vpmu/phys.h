@@ -94,6 +94,11 @@ static inline void vpmu_phys_set_counteren(unsigned long bits)
 		vpmu_phys_write_counteren(bits);
 }
 /*
+ * Counters the loaded guest must never read directly, whatever
+ * set_counteren asks: the hypervisor's own (a profile's sampling counter)
+ */
+void vpmu_phys_hide(uint32_t mask);
+/*
  * Sscofpmf: physical counters whose overflow flag (mhpmevent.OF) is set, as
  * scountovf shows them. The flag stays set until the counter is configured
  * or started again, which also re-arms its interrupt.

@@ -60,6 +60,33 @@ static void place_undo(struct vpmu *v, unsigned long q)
 	}
 }
 
+static void place_load_ctr(struct vpmu *v, unsigned int i);
+
+/*
+ * Take v's counter i off its physical counter: stopped and saved if it ran,
+ * released, no longer placed. The hypervisor's sampling counter gives its
+ * event up so to a guest counter on a platform that counts an event on one
+ * counter only; it is placed again when it can (place_resume_sampler).
+ */
+void place_unplace(struct vpmu *v, unsigned int i)
+{
+	if (v->ctr[i].state == VPMU_CTR_STARTED && v->loaded && hw_bit(v->synced, i))
+		place_stop_save(v, i);
+	place_release(v->resident, i);
+	set_hw_bit(&v->placed, i, false);
+	set_hw_bit(&v->synced, i, false);
+}
+
+/* The sampling counter, off its physical counter for a guest's (place_unplace): back if it can */
+void place_resume_sampler(struct vpmu *v)
+{
+	unsigned int i = v->prof_ctr;
+
+	place_load_ctr(v, i);
+	if (hw_bit(v->placed, i))
+		ovf_update_deadline(v); /* it runs near its top */
+}
+
 /* place_try_config's host configuration, out of line: a take-over keeps a small frame */
 bool place_config_anew(struct vpmu *v, struct vpmu_hart *h, unsigned int p,
 		       unsigned long guest_flags, unsigned long event_idx, uint64_t data, int key)
@@ -80,10 +107,16 @@ bool place_config_anew(struct vpmu *v, struct vpmu_hart *h, unsigned int p,
 	if (layout.event_exclusive) {
 		unsigned int q;
 
-		for_each_bit (q, h->owned & ~(1U << p) & ~((1U << FIRST_PROG) - 1))
-			if (h->event_idx[q] == event_idx && h->event_data[q] == data &&
-			    !place_owns_live(v, h, q))
+		for_each_bit (q, h->owned & ~(1U << p) & ~((1U << FIRST_PROG) - 1)) {
+			if (h->event_idx[q] != event_idx || h->event_data[q] != data)
+				continue;
+			if (!place_owns_live(v, h, q))
 				place_release(h, q);
+			else if ((v->prof_mask >> q) & 1)
+				place_unplace(v, q); /* the guest's counter gets the event */
+			else if ((v->prof_mask >> p) & 1)
+				return false; /* the sampling counter waits for the guest's to go */
+		}
 	}
 	h->configs_changed++;
 	r = vpmu_phys_config(p, host_flags(guest_flags), event_idx, data);
@@ -145,7 +178,7 @@ void place_unload_ctr(struct vpmu *v, unsigned int i)
  */
 long place_start_waiting(struct vpmu *v, unsigned int i, uint64_t value)
 {
-	if (vpmu_exclusive)
+	if (vpmu_exclusive && !((v->prof_mask >> i) & 1))
 		vpmu_host_counting_starts(v);
 	ovf_before_start(v);
 	return vpmu_phys_start(i, value);

@@ -21,10 +21,15 @@ void vpmu_vcpu_init(struct vpmu *v)
 void vpmu_vcpu_set_policy(struct vpmu *v, const struct vpmu_policy *p)
 {
 	v->policy = p ? p : &no_policy;
+	prof_setup(v); /* before the masks: they leave its counter out */
+	v->allowed_hw = hw_allowed_of(v);
 	v->visible = visible_mask_of(v);
 	v->visible_fw = v->visible & fw_counters();
 	v->nr_visible = num_visible_of(v);
 	v->ev_seen.kind = EVK_UNSUPPORTED; /* what it accepted, the new policy may not */
+	if (v->loaded && v->prof_mask != phys_this_hart()->hidden)
+		vpmu_phys_hide(v->prof_mask);
+	sync_hw(v); /* loaded: hcounteren and the deadline for the sampling counter */
 }
 
 void vpmu_vcpu_set_guest(struct vpmu *v, unsigned int guest)
@@ -34,7 +39,7 @@ void vpmu_vcpu_set_guest(struct vpmu *v, unsigned int guest)
 
 void vpmu_vcpu_reset(struct vpmu *v)
 {
-	unsigned long nr_overflows, nr_unsignalled;
+	unsigned long nr_overflows, nr_unsignalled, nr_samples;
 	const struct vpmu_policy *policy = v->policy;
 	unsigned int guest = v->guest;
 	bool loaded = v->loaded;
@@ -48,14 +53,17 @@ void vpmu_vcpu_reset(struct vpmu *v)
 	/* taken after the resets: a wrap their stops found is one of them */
 	nr_overflows = v->nr_overflows;
 	nr_unsignalled = v->nr_unsignalled;
+	nr_samples = v->nr_samples;
 	vpmu_vcpu_init(v);
 	v->nr_overflows = nr_overflows; /* statistics outlive a reset */
 	v->nr_unsignalled = nr_unsignalled;
-	vpmu_vcpu_set_policy(v, policy); /* and what it lets the guest see */
+	v->nr_samples = nr_samples;
 	v->guest = guest;
 	v->loaded = loaded;
 	if (loaded)
 		v->resident = vpmu_host_hart();
+	/* what it lets the guest see, and the hypervisor's profile runs on (placed if loaded) */
+	vpmu_vcpu_set_policy(v, policy);
 	sync_hw(v);
 }
 
@@ -114,6 +122,9 @@ void vpmu_vcpu_load(struct vpmu *v)
 				   vpmu_phys_start(i, v->ctr[i].value) == SBI_SUCCESS);
 		}
 	}
+	/* the sampling counter of a profiled vCPU, none of another's */
+	if (unlikely(v->prof_mask != phys_this_hart()->hidden))
+		vpmu_phys_hide(v->prof_mask);
 	vpmu_phys_set_counteren(vpmu_hcounteren(v));
 	/* every counter it placed is its own now (a put can trust that) */
 	v->owners_seen = h->owners_changed;

@@ -30,7 +30,10 @@ static inline bool vpmu_available(void)
 void vpmu_vcpu_init(struct vpmu *v);
 /* The guest v belongs to (any number the core gives each guest; 0 until it says) */
 void vpmu_vcpu_set_guest(struct vpmu *v, unsigned int guest);
-/* The guest's policy (kept by reference; NULL: no restriction) */
+/*
+ * The guest's policy (kept by reference; NULL: no restriction), with the
+ * hypervisor's profile of it: its sampling counter is armed here
+ */
 void vpmu_vcpu_set_policy(struct vpmu *v, const struct vpmu_policy *p);
 /* Guest reboot, HSM stop: every counter unconfigured, snapshot area forgotten */
 void vpmu_vcpu_reset(struct vpmu *v);
@@ -43,7 +46,8 @@ void vpmu_vcpu_put(struct vpmu *v);
 /*
  * hcounteren bits for the PMU counters (never bit 1, TM: the core owns it).
  * vpmu itself writes them through vpmu_phys_set_counteren() after load, put
- * and every PMU call; this is the value it writes.
+ * and every PMU call; this is the value it writes (the physical layer
+ * leaves the hypervisor's sampling counter out: vpmu_phys_hide).
  */
 static inline unsigned long vpmu_hcounteren(const struct vpmu *v)
 {
@@ -76,10 +80,15 @@ static inline uint64_t vpmu_deadline(const struct vpmu *v)
 {
 	return v->deadline;
 }
-/* Whether v has hardware counters running (they count whatever runs in guest mode) */
+/*
+ * Whether v has hardware counters of the guest running (they count whatever
+ * runs in guest mode). Not the hypervisor's sampling counter: exclusive
+ * counting would run a profiled guest's vCPUs one at a time, and its
+ * spinlocks would spin where they never do (docs/profiling.md).
+ */
 static inline bool vpmu_counting(const struct vpmu *v)
 {
-	return v->started_hw != 0;
+	return (v->started_hw & ~v->prof_mask) != 0;
 }
 /*
  * Whether the platform charges a hart's mode-filtered counters with the
@@ -97,6 +106,12 @@ void vpmu_set_exclusive(bool on);
 bool vpmu_overflow_available(void);
 /* Count one SBI_PMU_FW_* event (only counters that are started count it) */
 void vpmu_fw_event(struct vpmu *v, unsigned int fw_event);
+
+/*
+ * The hardware counter the hypervisor samples the guest with (the policy's
+ * profile, docs/profiling.md), which the guest is not offered; 0: none
+ */
+unsigned int vpmu_profile_counter(const struct vpmu *v);
 
 /* ---- introspection (tests, debugging) ---- */
 unsigned int vpmu_num_hw(void);	    /* H: first firmware counter index */

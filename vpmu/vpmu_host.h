@@ -52,6 +52,15 @@ void vpmu_host_raise_lcofi(struct vpmu *v);
  */
 void vpmu_host_cancel_lcofi(struct vpmu *v);
 
+/*
+ * The hypervisor's sampling counter of the loaded vCPU owning v wrapped
+ * (its policy's profile, docs/profiling.md): take a sample of where the
+ * guest is. Called on that vCPU's hart, from an overflow interrupt, the
+ * timer, a PMU call or the put that found the wrap; the vCPU's trap state
+ * holds the guest's pc and registers.
+ */
+void vpmu_host_sample(struct vpmu *v);
+
 /* The hypervisor's bootargs hold this word (e.g. "pmu-backend=sbi") */
 bool vpmu_host_option(const char *word);
 /* The value of key=value in the bootargs (up to the next space), or NULL */

@@ -155,6 +155,17 @@ struct vpmu {
 	uint64_t visible;
 	uint64_t visible_fw;
 	unsigned int nr_visible;
+	uint32_t allowed_hw; /* V6: the hardware counters of visible */
+	/*
+	 * The hypervisor's sampling counter (the policy's profile), 0 if none:
+	 * a hardware counter outside allowed_hw, kept STARTED from 2^width -
+	 * period; its wraps are samples (vpmu_host_sample), never the guest's
+	 * overflows. P1: bit set exactly when profiled, the counter configured
+	 * with the profile's event; P2: it is never in overflow.
+	 */
+	uint32_t prof_mask;
+	unsigned int prof_ctr;
+	unsigned long nr_samples;
 	/*
 	 * Earliest host time (timer ticks) at which a started counter of the
 	 * loaded vCPU may wrap: the core arms the hart's timer for it, so that

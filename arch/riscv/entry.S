@@ -279,8 +279,10 @@ hs_self_trap:
 	csrr	a2, stval
 	mv	a3, ra
 	call	hv_self_trap
-1:	wfi
-	j	1b
+	/* it returned: sepc is where to go on (a fault the code expected) */
+	ld	ra, 0(sp)
+	addi	sp, sp, 32
+	sret
 
 	.section .data
 	.align 4

@@ -180,10 +180,17 @@ void vpmu_phys_write_counteren(unsigned long bits)
 	unsigned long en;
 
 	phys_this_hart()->counteren = bits;
+	bits &= ~(unsigned long)phys_this_hart()->hidden;
 	if (bits & qemu_ever_biased)
 		bits = qemu_hide_biased(bits);
 	en = csr_read(CSR_HCOUNTEREN);
 	csr_write(CSR_HCOUNTEREN, (en & HCOUNTEREN_TM) | (bits & 0xffffffffUL & ~HCOUNTEREN_TM));
+}
+
+void vpmu_phys_hide(uint32_t mask)
+{
+	phys_this_hart()->hidden = mask;
+	vpmu_phys_write_counteren(phys_this_hart()->counteren);
 }
 
 uint32_t vpmu_phys_overflowed(void)

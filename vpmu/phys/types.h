@@ -28,6 +28,7 @@ struct qemu_hart {
 
 struct phys_hart {
 	unsigned long counteren; /* hcounteren's PMU bits last asked for (phys.c) */
+	uint32_t hidden;	 /* ... never granted: the hypervisor's own counters (phys.c) */
 	uint32_t minh; /* counter delegation: counters whose MINH the host set (cdeleg.c) */
 	struct qemu_hart qemu;
 };

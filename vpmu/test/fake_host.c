@@ -330,7 +330,14 @@ void vpmu_phys_set_wide(uint32_t mask)
 void vpmu_phys_write_counteren(unsigned long bits)
 {
 	phys_this_hart()->counteren = bits;
+	bits &= ~(unsigned long)phys_this_hart()->hidden;
 	fake.counteren = (fake.counteren & 2) | (bits & 0xffffffffUL & ~2UL);
+}
+
+void vpmu_phys_hide(uint32_t mask)
+{
+	phys_this_hart()->hidden = mask;
+	vpmu_phys_write_counteren(phys_this_hart()->counteren);
 }
 
 int vpmu_phys_event_filtered(unsigned int idx, unsigned long event_idx)
@@ -437,6 +444,12 @@ void vpmu_host_cancel_lcofi(struct vpmu *v)
 {
 	(void)v;
 	fake.nr_lcofi_cancel++;
+}
+
+void vpmu_host_sample(struct vpmu *v)
+{
+	(void)v;
+	fake.nr_samples++;
 }
 
 bool vpmu_host_option(const char *word)

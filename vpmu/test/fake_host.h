@@ -61,6 +61,7 @@ struct fake_host {
 	uint64_t now_frac;
 	unsigned int nr_lcofi;	      /* vpmu_host_raise_lcofi calls */
 	unsigned int nr_lcofi_cancel; /* vpmu_host_cancel_lcofi calls */
+	unsigned int nr_samples;      /* vpmu_host_sample calls */
 	uint32_t unfiltered;	/* counters the host cannot filter by mode (count HS and M too) */
 	unsigned long ecall_pc; /* vpmu_host_ecall_pc: where the guest's SBI call is */
 };

@@ -106,7 +106,10 @@ static void check_state(struct vpmu *v)
 	}
 	CHECK(vpmu_num_total() == nhw + VPMU_NUM_FW);
 	CHECK(!(en & 2));
-	CHECK(fake.counteren == (v->loaded ? en : 0));
+	/* the hypervisor's sampling counter: never the guest's to read, always counting */
+	CHECK(!(fake.counteren & v->prof_mask));
+	CHECK(!v->prof_mask || v->ctr[vpmu_profile_counter(v)].state == VPMU_CTR_STARTED);
+	CHECK(fake.counteren == (v->loaded ? en & ~(unsigned long)v->prof_mask : 0));
 	for (i = 0; i < VPMU_MAX_HW; i++) {
 		const struct vpmu_ctr *c = &v->ctr[i];
 		bool placed = (v->placed >> i) & 1, synced = (v->synced >> i) & 1;
@@ -163,6 +166,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	vpmu_global_init();
 	vpmu_vcpu_init(v);
 	vpmu_vcpu_load(v);
+	/* the hypervisor profiles the guest: a counter of its own among the guest's */
+	if (cfg2 & 4) {
+		static struct vpmu_policy prof;
+
+		memset(&prof, 0, sizeof(prof));
+		prof.profile.event_idx = (cfg2 & 8) ? 0x10019 : 0x1;
+		prof.profile.period = 1000 + (cfg2 >> 4) * 997UL;
+		vpmu_vcpu_set_policy(v, &prof);
+	}
 
 	while (in.n && steps++ < 64) {
 		uint8_t op = byte(&in);
@@ -213,11 +225,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			unsigned int i = byte(&in) % 40;
 
 			if (vpmu_csr_read(v, 0xc00 + i, &val) == 0) {
-				CHECK(i < vpmu_num_hw() && i != 1);
+				CHECK(i < vpmu_num_hw() && i != 1 && i != vpmu_profile_counter(v));
 				CHECK(v->ctr[i].state != VPMU_CTR_UNCONFIGURED);
 				CHECK(val == vpmu_ctr_value(v, i));
 			} else {
 				CHECK(i >= vpmu_num_hw() || i == 1 ||
+				      i == vpmu_profile_counter(v) ||
 				      v->ctr[i].state == VPMU_CTR_UNCONFIGURED ||
 				      !((vpmu_hw_valid_mask() >> i) & 1));
 			}
@@ -245,6 +258,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		check_state(v);
 	}
+	vpmu_vcpu_set_policy(v, NULL); /* no profile left to re-arm at the reset */
 	vpmu_vcpu_reset(v);
 	vpmu_vcpu_put(v);
 	check_state(v);

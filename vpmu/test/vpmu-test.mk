@@ -10,7 +10,7 @@ VPMU_TEST_DEPS   := $(VPMU_TEST_LOGIC) $(wildcard vpmu/*.h vpmu/phys/*.h vpmu/te
 
 # One cmocka binary per file of the logic: vpmu/test/test_<file>.c (the tests of
 # vpmu/<file>.c, sharing vpmu/test/helpers.h) -> $(BUILD)/unit/vpmu_<file>_test
-VPMU_TEST_FILES  := sbi sets place vcpu overflow event probe
+VPMU_TEST_FILES  := sbi sets place vcpu overflow event probe profile
 VPMU_TESTS       := $(patsubst %,$(BUILD)/unit/vpmu_%_test,$(VPMU_TEST_FILES))
 
 $(VPMU_TESTS): $(BUILD)/unit/vpmu_%_test: vpmu/test/test_%.c $(VPMU_TEST_DEPS)
