@@ -33,7 +33,7 @@ struct vcpu {
 	volatile int state;
 	unsigned long start_pc, start_arg, resume_pc;
 	/* firmware events raised by other harts, folded in by the owner */
-	volatile uint32_t fw_pending[SBI_PMU_FW_MAX];
+	volatile unsigned long fw_pending[SBI_PMU_FW_MAX];
 	volatile unsigned long fw_pending_any;
 	struct vpmu vpmu;
 };
