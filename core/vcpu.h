@@ -14,6 +14,7 @@ struct vm;
 
 enum vcpu_state {
 	VCPU_STOPPED,	    /* HSM stopped, waits for hart_start */
+	VCPU_STARTING,	    /* a hart_start claimed it and writes its start (core/sbi_hsm.c) */
 	VCPU_START_PENDING, /* hart_start called, its hart will set it up */
 	VCPU_RUNNABLE,
 	VCPU_WFI,	   /* blocked in WFI until an interrupt is pending */
