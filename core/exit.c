@@ -6,6 +6,7 @@
  * faults stop the guest. The only place that routes exits to the vPMU.
  */
 #include "arch/riscv/csr.h"
+#include "core/console.h"
 #include "core/ecall.h"
 #include "core/hart.h"
 #include "core/lib.h"
@@ -110,6 +111,7 @@ static void handle_irq(struct vcpu *v, unsigned long irq)
 	case IRQ_S_TIMER:
 		sched_timer_tick(h);
 		vpmu_timer(&v->vpmu); /* a counter may have wrapped unsignalled */
+		console_poll();	      /* output that waited for the UART, if any */
 		break;
 	case IRQ_S_SOFT:
 		csr_clear(CSR_SIP, BIT(IRQ_S_SOFT));

@@ -31,16 +31,19 @@ static void unlock_console(unsigned long flags)
 static void console_write(const char *s, size_t len)
 {
 	if (have_dbcn) {
-		int tries = 0;
-
-		while (len > 0 && tries++ < 1000) {
+		/*
+		 * Part of it may be taken, or none while the console drains (the
+		 * spec; pmuvisor takes at most 256 bytes a call): again, with
+		 * the rest, until all of it is, like Linux's hvc driver
+		 */
+		while (len > 0) {
 			/* satp is off: the physical address is the guest address */
 			struct sbi_ret r = gt_sbi3(SBI_EXT_DBCN, SBI_EXT_DBCN_CONSOLE_WRITE, len,
 						   (unsigned long)s, 0);
-			if (r.error)
+			if (r.error || r.value > len)
 				break;
-			if (r.value > len)
-				break;
+			if (!r.value)
+				gt_cpu_relax();
 			s += r.value;
 			len -= r.value;
 		}
