@@ -69,6 +69,8 @@ static inline void vcpu_fold_pending(struct vcpu *v)
 }
 /* After vcpu_arch_run returns: handle the vCPU's exit (core/exit.c) */
 void vcpu_handle_exit(struct vcpu *v);
+/* Read trapped instructions from guest memory even where stval holds them (boot option) */
+extern bool exit_insn_from_memory;
 /* Its SBI call part, vcpu_handle_ecall (also the short way's), is inline in core/ecall.h */
 /* Wake the hart owning v so it re-examines its queue */
 void vcpu_kick(struct vcpu *v);

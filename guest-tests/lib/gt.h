@@ -265,6 +265,24 @@ unsigned long gt_ram_size(void);
 const void *gt_fdt_getprop(const char *path, const char *prop, unsigned int *lenp);
 uint32_t gt_fdt32(const void *p); /* big-endian cell */
 
+/* ---- Sv39 page tables (the guest's own translation, VS-stage) ---- */
+#define PTE_V	    (1UL << 0)
+#define PTE_R	    (1UL << 1)
+#define PTE_W	    (1UL << 2)
+#define PTE_X	    (1UL << 3)
+#define PTE_U	    (1UL << 4)
+#define PTE_G	    (1UL << 5)
+#define PTE_A	    (1UL << 6)
+#define PTE_D	    (1UL << 7)
+#define SATP_SV39   (8UL << 60)
+#define SSTATUS_SUM (1UL << 18)
+
+/* An entry for physical address pa */
+static inline unsigned long gt_pte(unsigned long pa, unsigned long flags)
+{
+	return ((pa >> 12) << 10) | flags;
+}
+
 /* ---- atomics ---- */
 static inline unsigned long gt_atomic_add(volatile unsigned long *p, unsigned long v)
 {
