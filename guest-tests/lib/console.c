@@ -11,7 +11,7 @@ void gt_console_init(void)
 	have_dbcn = gt_sbi_probe(SBI_EXT_DBCN) > 0;
 }
 
-static unsigned long lock_console(void)
+unsigned long gt_console_lock(void)
 {
 	unsigned long flags = csr_read(sstatus) & SSTATUS_SIE;
 
@@ -21,7 +21,7 @@ static unsigned long lock_console(void)
 	return flags;
 }
 
-static void unlock_console(unsigned long flags)
+void gt_console_unlock(unsigned long flags)
 {
 	__atomic_store_n(&console_lock, 0, __ATOMIC_RELEASE);
 	if (flags)
@@ -55,13 +55,13 @@ static void console_write(const char *s, size_t len)
 
 void gt_puts(const char *s)
 {
-	unsigned long flags = lock_console();
+	unsigned long flags = gt_console_lock();
 	size_t len = 0;
 
 	while (s[len])
 		len++;
 	console_write(s, len);
-	unlock_console(flags);
+	gt_console_unlock(flags);
 }
 
 /* Formatting is picolibc's (tinystdio), linked into every image anyway */

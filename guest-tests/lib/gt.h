@@ -108,6 +108,9 @@ bool gt_native(void);
 
 /* ---- console ---- */
 void gt_puts(const char *s); /* writes s as is (a whole line should end in \n) */
+/* The console to oneself (other harts' lines wait), interrupts off: what to give unlock */
+unsigned long gt_console_lock(void);
+void gt_console_unlock(unsigned long flags);
 int gt_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int gt_vsnprintf(char *buf, size_t size, const char *fmt, va_list ap);
 int gt_snprintf(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
