@@ -13,6 +13,18 @@
  * buffer fills: then it starts on a new line. Hypervisor messages always
  * start on a new line, and wait the same way (they would split a guest's
  * line that test runners parse); console_flush_all() writes everything out.
+ *
+ * Nothing waits for the UART with the lock held on a guest's behalf: what
+ * is written goes into a transmit ring (tx), and each console operation
+ * moves at most TX_DRAIN_MAX bytes of it to the UART, as long as the UART
+ * takes them without waiting. A UART that does not (QEMU's, while whoever
+ * reads its output is slow; a real one at its baud rate) made one guest's
+ * write hold the lock, with interrupts off, until it did: a neighbour with
+ * a 250 ms watchdog on the same hart was stopped (issue 28, item 2). A
+ * guest's bytes are taken only while its buffer has room (console_guest_write
+ * says how many), and leave the buffer only while the ring keeps
+ * TX_HV_RESERVE free for the hypervisor's own messages, which alone may wait
+ * for room (trusted, short; and at power-off, console_flush_all).
  */
 #include <string.h>
 #include "arch/riscv/timer.h"
@@ -26,36 +38,73 @@
 #define CONSOLE_HOLD_MS	    250
 #define CONSOLE_HOLD_MAX_MS 1000
 
-/* Guards the UART, every guest's buffer and the state below */
+#define TX_SIZE	      8192 /* formatted output on its way to the UART */
+#define TX_HV_RESERVE 2048 /* ... of which guests' output leaves this much free */
+#define TX_DRAIN_MAX  512  /* the most one console operation gives the UART */
+/* The most one guest byte becomes: end of another's line, CR held back, prefix, itself */
+#define EXPAND_MAX (1 + 1 + (1 + VM_NAME_MAX + 2) + 1)
+
+/* Guards the UART, the ring, every guest's buffer and the state below */
 static spinlock_t console_lock;
 static struct vm *line_owner; /* guest whose line is open on the UART, NULL: at a line start */
 static bool reprefix;	      /* line_owner wrote a bare CR: prefix again before more text */
 static uint64_t owner_last;   /* time of line_owner's last output */
 static char hv_held[1024];    /* hypervisor messages waiting for an open line to end */
 static size_t hv_held_len;
+static char tx[TX_SIZE];
+static size_t tx_head, tx_tail; /* free running: tx_head - tx_tail bytes wait */
+static volatile bool waiting;	/* something waits in the ring or a buffer (console_poll) */
+static size_t drain_left;	/* what this operation may still give the UART */
 
 void console_init(uintptr_t uart_base, unsigned int reg_shift)
 {
 	uart_init(uart_base, reg_shift);
 }
 
+/* The ring to the UART, while it takes bytes at once and the operation's budget lasts */
+static void tx_drain_locked(void)
+{
+	while (tx_head != tx_tail && drain_left && uart_tx_ready()) {
+		uart_tx(tx[tx_tail++ % TX_SIZE]);
+		drain_left--;
+	}
+}
+
+/* One byte into the ring; a full ring waits for the UART (hypervisor output only) */
+static void out_locked(char c)
+{
+	while (tx_head - tx_tail == TX_SIZE) {
+		drain_left = TX_SIZE;
+		tx_drain_locked();
+	}
+	tx[tx_head++ % TX_SIZE] = c;
+}
+
+/* Whether a guest's next byte, however it expands, fits beside the hypervisor's reserve */
+static bool guest_room(void)
+{
+	return TX_SIZE - (tx_head - tx_tail) >= TX_HV_RESERVE + EXPAND_MAX;
+}
+
 static void puts_locked(const char *s, size_t len)
 {
 	for (size_t i = 0; i < len; i++)
-		uart_putc(s[i]);
+		out_locked(s[i]);
 }
 
 /* End a guest's open line: what comes next starts a line of its own */
 static void end_line_locked(void)
 {
 	if (line_owner) {
-		uart_putc('\n');
+		out_locked('\n');
 		line_owner = NULL;
 		reprefix = false; /* a CR held back before the newline: dropped */
 	}
 }
 
 static bool owner_idle(void);
+static void console_lock_pump(void);
+static void console_unlock(void);
 
 /* Held hypervisor messages, on a line of their own */
 static void put_hv_held_locked(void)
@@ -78,7 +127,7 @@ void hv_printf(const char *fmt, ...)
 	len = vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	n = len < 0 ? 0 : len > (int)sizeof(buf) - 1 ? sizeof(buf) - 1 : (size_t)len;
-	spin_lock(&console_lock);
+	console_lock_pump();
 	if (line_owner && !owner_idle() && hv_held_len + n <= sizeof(hv_held)) {
 		memcpy(hv_held + hv_held_len, buf, n);
 		hv_held_len += n;
@@ -87,28 +136,35 @@ void hv_printf(const char *fmt, ...)
 		end_line_locked();
 		puts_locked(buf, n);
 	}
-	spin_unlock(&console_lock);
+	console_unlock();
 }
 
 static void put_prefix(const struct vm *vm)
 {
-	uart_putc('[');
+	out_locked('[');
 	puts_locked(vm->name, strnlen(vm->name, sizeof(vm->name)));
 	puts_locked("] ", 2);
 }
 
-/* Write a guest's buffered output, "[name] " at its line starts */
-static void emit_locked(struct vm *vm)
+/*
+ * A guest's buffered output into the ring, "[name] " at its line starts: all
+ * of it (force), or as much as fits beside the reserve. Whether it all went.
+ */
+static bool emit_locked(struct vm *vm, bool force)
 {
+	size_t i;
+
+	if (!force && !guest_room())
+		return false;
 	if (line_owner != vm)
 		end_line_locked();
-	for (size_t i = 0; i < vm->con_len; i++) {
+	for (i = 0; i < vm->con_len && (force || guest_room()); i++) {
 		char c = vm->con_buf[i];
 
 		if (reprefix) { /* the CR held back: written with what follows it */
 			if (c == '\r')
 				continue; /* CR CR LF (a tty's ONLCR after a CR) */
-			uart_putc('\r');
+			out_locked('\r');
 			reprefix = false;
 			if (c != '\n')
 				put_prefix(vm);
@@ -120,12 +176,14 @@ static void emit_locked(struct vm *vm)
 		if (c == '\r')
 			reprefix = true;
 		else
-			uart_putc(c);
+			out_locked(c);
 		if (c == '\n')
 			line_owner = NULL;
 	}
-	vm->con_len = 0;
+	memmove(vm->con_buf, vm->con_buf + i, vm->con_len - i);
+	vm->con_len -= i;
 	owner_last = timer_now();
+	return vm->con_len == 0;
 }
 
 /*
@@ -140,6 +198,8 @@ static bool owner_idle(void)
 {
 	uint64_t idle = timer_now() - owner_last, ms = host.timebase / 1000;
 
+	if (line_owner->con_len) /* output of its own waits for room in the ring */
+		return false;
 	if (idle <= ms * CONSOLE_HOLD_MS)
 		return false;
 	if (idle > ms * CONSOLE_HOLD_MAX_MS)
@@ -151,80 +211,122 @@ static bool owner_idle(void)
 	return true;
 }
 
-/* Output held back while a guest's line was open */
+/* Output held back while a guest's line was open, or for room in the ring */
 static void release_held_locked(bool force)
 {
 	if (!line_owner || force || owner_idle())
 		put_hv_held_locked();
+	/* the open line's own output first: it may have waited for room */
+	if (line_owner && line_owner->con_len && !emit_locked(line_owner, force))
+		return;
 	for (unsigned int i = 0; i < nr_vms; i++) {
 		struct vm *vm = vms[i];
 
-		if (vm && vm->con_len && (!line_owner || line_owner == vm || force || owner_idle()))
-			emit_locked(vm);
+		if (vm && vm->con_len &&
+		    (!line_owner || line_owner == vm || force || owner_idle()) &&
+		    !emit_locked(vm, force))
+			return; /* the ring is full: the rest waits, no line is split */
 	}
 }
 
-void console_guest_write(struct vm *vm, const char *s, size_t len)
+/* The end of every console operation: some of the ring out, and whether anything still waits */
+static void console_unlock(void)
 {
-	spin_lock(&console_lock);
-	while (len) {
-		size_t n = sizeof(vm->con_buf) - vm->con_len;
+	bool any = hv_held_len != 0;
 
-		if (!n) { /* full: out it goes, on a line of its own if need be */
-			emit_locked(vm);
-			continue;
-		}
-		if (n > len)
-			n = len;
-		memcpy(vm->con_buf + vm->con_len, s, n);
-		vm->con_len += n;
-		s += n;
-		len -= n;
-	}
-	if (!line_owner || line_owner == vm || owner_idle())
-		emit_locked(vm);
-	if (!line_owner)
-		release_held_locked(false);
+	tx_drain_locked();
+	for (unsigned int i = 0; i < nr_vms && !any; i++)
+		any = vms[i] && vms[i]->con_len;
+	waiting = any || tx_head != tx_tail;
 	spin_unlock(&console_lock);
 }
 
-void console_guest_putc(struct vm *vm, char c)
+/* The start of one: what waited for room or for an idle line moves on */
+static void console_lock_pump(void)
 {
-	console_guest_write(vm, &c, 1);
+	spin_lock(&console_lock);
+	drain_left = TX_DRAIN_MAX;
+	tx_drain_locked();
+	if (!line_owner || owner_idle())
+		release_held_locked(false);
+	else if (line_owner->con_len)
+		emit_locked(line_owner, false);
+}
+
+size_t console_guest_write(struct vm *vm, const char *s, size_t len)
+{
+	size_t taken = 0;
+
+	console_lock_pump();
+	while (taken < len) {
+		size_t n = sizeof(vm->con_buf) - vm->con_len;
+
+		/* full: out it goes, on a line of its own if need be, as far as the ring has room */
+		if (!n && (emit_locked(vm, false), !(n = sizeof(vm->con_buf) - vm->con_len)))
+			break;
+		if (n > len - taken)
+			n = len - taken;
+		memcpy(vm->con_buf + vm->con_len, s + taken, n);
+		vm->con_len += n;
+		taken += n;
+	}
+	if (!line_owner || line_owner == vm || owner_idle())
+		emit_locked(vm, false);
+	if (!line_owner)
+		release_held_locked(false);
+	console_unlock();
+	return taken;
+}
+
+bool console_guest_putc(struct vm *vm, char c)
+{
+	return console_guest_write(vm, &c, 1) == 1;
 }
 
 void console_guest_flush(struct vm *vm)
 {
-	spin_lock(&console_lock);
+	console_lock_pump();
 	if (vm->con_len)
-		emit_locked(vm);
+		emit_locked(vm, true);
 	if (line_owner == vm)
 		end_line_locked();
 	release_held_locked(false);
-	spin_unlock(&console_lock);
+	console_unlock();
 }
 
 bool console_data_line(const char *s, size_t len, bool force)
 {
-	spin_lock(&console_lock);
+	console_lock_pump();
 	if (line_owner && !force && !owner_idle()) {
-		spin_unlock(&console_lock);
+		console_unlock();
 		return false;
 	}
 	put_hv_held_locked();
 	end_line_locked();
 	puts_locked(s, len);
-	uart_putc('\n');
-	spin_unlock(&console_lock);
+	out_locked('\n');
+	console_unlock();
 	return true;
 }
 
 void console_flush_all(void)
 {
-	spin_lock(&console_lock);
+	console_lock_pump();
 	release_held_locked(true);
 	end_line_locked();
-	spin_unlock(&console_lock);
+	while (tx_head != tx_tail) {
+		drain_left = TX_SIZE;
+		tx_drain_locked();
+	}
+	console_unlock();
+}
+
+void console_poll(void)
+{
+	if (!waiting)
+		return;
+	console_lock_pump();
+	console_unlock();
 }
 
 /*
@@ -240,15 +342,13 @@ int console_getc(struct vm *vm)
 {
 	int c = -1;
 
-	spin_lock(&console_lock);
+	console_lock_pump();
 	if (vm->id != input_vm && vms[input_vm]->state == VM_RUNNING) {
-		spin_unlock(&console_lock);
+		console_unlock();
 		return -1;
 	}
 	input_vm = vm->id; /* the focused guest stopped: a running reader takes over */
-	/* a reader polls: the time to let out output held behind an idle open line */
-	if (line_owner && owner_idle())
-		release_held_locked(true);
+	/* (a reader polls: console_lock_pump let out output held behind an idle open line) */
 	while ((c = uart_getc()) >= 0) {
 		if (!escape && c == ESCAPE) {
 			escape = true;
@@ -272,6 +372,6 @@ int console_getc(struct vm *vm)
 		escape = false;
 		break;
 	}
-	spin_unlock(&console_lock);
+	console_unlock();
 	return c;
 }

@@ -10,9 +10,16 @@
 struct vm;
 
 void console_init(uintptr_t uart_base, unsigned int reg_shift);
-/* Guest output, forwarded at once unless another guest's line is open (console.c) */
-void console_guest_write(struct vm *vm, const char *s, size_t len);
-void console_guest_putc(struct vm *vm, char c);
+/*
+ * Guest output, forwarded at once unless another guest's line is open
+ * (console.c): how many bytes were taken, as many as its buffer has room
+ * for (0 while the UART drains it); never waits for the UART
+ */
+size_t console_guest_write(struct vm *vm, const char *s, size_t len);
+/* One byte: false if it was not taken (its buffer is full) */
+bool console_guest_putc(struct vm *vm, char c);
+/* Move waiting output on, if there is any (a hart's timer tick) */
+void console_poll(void);
 /* The guest stops: write what it has buffered and end its open line */
 void console_guest_flush(struct vm *vm);
 /*

@@ -6,6 +6,7 @@
  * faults stop the guest. The only place that routes exits to the vPMU.
  */
 #include "arch/riscv/csr.h"
+#include "core/console.h"
 #include "core/ecall.h"
 #include "core/hart.h"
 #include "core/lib.h"
@@ -82,11 +83,48 @@ static bool emulate_counter_read(struct vcpu *v, unsigned long insn)
 	return true;
 }
 
+/* Bootargs word "trapped-insn=fetch": read trapped instructions from memory, never from stval */
+bool exit_insn_from_memory;
+
+/*
+ * The trapped instruction could not be read (the guest changed the mapping
+ * it was fetched through): the guest gets the fault its fetch would have
+ * raised, as if it had come a moment later. A fault of the guest-physical
+ * stage (htval set) means code outside its RAM: stopped like a fetch from
+ * there. The read's fault is a load fault by the H spec; QEMU 10 reports an
+ * instruction page fault for both stages (raise_mmu_exception looks at V,
+ * which is 0 in the hypervisor), with htval set for the second.
+ */
+static __attribute__((noinline, cold)) void insn_unreadable(struct vcpu *v,
+							    const struct vcpu_fetch_fault *f)
+{
+	struct vcpu_ctx *c = vcpu_ctx(v);
+	bool page = f->cause == CAUSE_LOAD_PAGE_FAULT || f->cause == CAUSE_FETCH_PAGE_FAULT;
+	bool access = f->cause == CAUSE_LOAD_ACCESS || f->cause == CAUSE_FETCH_ACCESS;
+	char why[160];
+
+	if (!f->htval && (page || access)) {
+		vcpu_arch_inject_exception(
+			&v->arch, page ? CAUSE_FETCH_PAGE_FAULT : CAUSE_FETCH_ACCESS, f->stval);
+		return;
+	}
+	snprintf(why, sizeof(why),
+		 "vcpu %u stopped: trapped instruction unreadable (scause=0x%lx sepc=0x%lx "
+		 "stval=0x%lx htval=0x%lx)",
+		 v->id, f->cause, c->sepc, f->stval, f->htval);
+	vm_request_stop(v->vm, VM_STOP_FAILED, why);
+}
+
 static void handle_virtual_insn(struct vcpu *v)
 {
 	struct vcpu_ctx *c = vcpu_ctx(v);
-	unsigned long insn = vcpu_arch_trapped_insn(c);
+	struct vcpu_fetch_fault f;
+	unsigned long insn = vcpu_arch_trapped_insn(c, exit_insn_from_memory, &f);
 
+	if (unlikely(!insn)) {
+		insn_unreadable(v, &f);
+		return;
+	}
 	if (insn == INSN_WFI) {
 		c->sepc += 4;
 		if (!vcpu_arch_irq_pending(&v->arch, timer_now())) {
@@ -110,6 +148,7 @@ static void handle_irq(struct vcpu *v, unsigned long irq)
 	case IRQ_S_TIMER:
 		sched_timer_tick(h);
 		vpmu_timer(&v->vpmu); /* a counter may have wrapped unsignalled */
+		console_poll();	      /* output that waited for the UART, if any */
 		break;
 	case IRQ_S_SOFT:
 		csr_clear(CSR_SIP, BIT(IRQ_S_SOFT));

@@ -224,6 +224,11 @@ void hv_main(unsigned long hartid, const void *fdt)
 	sbi_init();
 	vcpu_arch_hart_init();
 	banner_guests();
+	/* a test's switch: the path of hosts that leave stval 0 (QEMU writes the instruction) */
+	exit_insn_from_memory = hostdt_option("trapped-insn=fetch");
+	if (exit_insn_from_memory)
+		hv_printf("pmuvisor: trapped instructions read from guest memory "
+			  "(trapped-insn=fetch)\n");
 
 	/*
 	 * The other harts start with empty queues and settle (sleep) first: their

@@ -5,6 +5,21 @@
 #include "core/vcpu.h"
 #include "core/vm.h"
 
+/*
+ * The most one console_write or console_read call moves. Both may do part of
+ * the work and say how much (the spec; Linux's hvc driver loops on it, its
+ * buffer is 256 bytes too): one call of 262,144 bytes held the hart and the
+ * console lock, with interrupts off, for 0.7 s, and a guest with a 250 ms
+ * watchdog on the same hart was stopped (issue 28, item 2). The console
+ * takes only what its buffers have room for, never waiting for the UART
+ * (core/console.c). A call that could take nothing is made again until it
+ * takes something (SBI_RET_RESTART: the hart's other vCPUs run in
+ * between): write_byte and the legacy putchar must not return before their
+ * byte is taken, and Linux's printk (hvc_console_print) drops the bytes of
+ * a write that answers 0.
+ */
+#define DBCN_CALL_MAX 256
+
 static struct sbi_ret dbcn_handler(struct vcpu *vcpu, unsigned long eid, unsigned long fid,
 				   const unsigned long args[6])
 {
@@ -14,7 +29,8 @@ static struct sbi_ret dbcn_handler(struct vcpu *vcpu, unsigned long eid, unsigne
 
 	(void)eid;
 	if (fid == SBI_EXT_DBCN_CONSOLE_WRITE_BYTE) {
-		console_guest_putc(vm, (char)args[0]);
+		if (!console_guest_putc(vm, (char)args[0]))
+			return (struct sbi_ret){SBI_RET_RESTART, 0};
 		return (struct sbi_ret){0, 0};
 	}
 	if (fid != SBI_EXT_DBCN_CONSOLE_WRITE && fid != SBI_EXT_DBCN_CONSOLE_READ)
@@ -23,9 +39,16 @@ static struct sbi_ret dbcn_handler(struct vcpu *vcpu, unsigned long eid, unsigne
 	p = args[2] ? NULL : vm_gpa_to_hva(vm, args[1], n ? n : 1);
 	if (!p)
 		return (struct sbi_ret){SBI_ERR_INVALID_PARAM, 0};
+	/* the whole buffer is checked (its end may be past RAM), part of it is done */
+	if (n > DBCN_CALL_MAX)
+		n = DBCN_CALL_MAX;
 	if (fid == SBI_EXT_DBCN_CONSOLE_WRITE) {
-		console_guest_write(vm, p, n);
-		return (struct sbi_ret){0, n};
+		size_t taken = console_guest_write(vm, p, n);
+
+		/* 0 is the spec's "try later", but Linux's printk drops what got 0: made again */
+		if (n && !taken)
+			return (struct sbi_ret){SBI_RET_RESTART, 0};
+		return (struct sbi_ret){0, taken};
 	}
 	for (unsigned long i = 0; i < n; i++) {
 		int c = console_getc(vm);
@@ -61,7 +84,8 @@ static struct sbi_ret legacy_handler(struct vcpu *vcpu, unsigned long eid, unsig
 		vcpu_arch_set_timer(&vcpu->arch, args[0]);
 		break;
 	case SBI_EXT_0_1_CONSOLE_PUTCHAR:
-		console_guest_putc(vcpu->vm, (char)args[0]);
+		if (!console_guest_putc(vcpu->vm, (char)args[0]))
+			return (struct sbi_ret){SBI_RET_RESTART, 0};
 		break;
 	case SBI_EXT_0_1_CONSOLE_GETCHAR:
 		ret = console_getc(vcpu->vm);

@@ -23,11 +23,21 @@ static struct sbi_ret hart_start(struct vcpu *vcpu, unsigned long id, unsigned l
 	if (!executable_gpa(vm, pc))
 		return (struct sbi_ret){SBI_ERR_INVALID_ADDRESS, 0};
 	t = vm->vcpus[array_index_nospec(id, vm->nr_vcpus)];
+	/*
+	 * Claim the target first, then write its start: written before, a
+	 * losing call changed a vCPU that is not STOPPED (one in non-retentive
+	 * suspend resumed with this opaque) or a winner's start. Only the VM's
+	 * stop moves a claimed vCPU (to DEAD): then it does not start.
+	 */
+	if (!__atomic_compare_exchange_n(&t->state, &expected, VCPU_STARTING, false,
+					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		return (struct sbi_ret){SBI_ERR_ALREADY_AVAILABLE, 0};
 	t->start_pc = pc;
 	t->start_arg = opaque;
+	expected = VCPU_STARTING;
 	if (!__atomic_compare_exchange_n(&t->state, &expected, VCPU_START_PENDING, false,
-					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-		return (struct sbi_ret){SBI_ERR_ALREADY_AVAILABLE, 0};
+					 __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+		return (struct sbi_ret){SBI_ERR_FAILED, 0};
 	vcpu_kick(t);
 	return (struct sbi_ret){0, 0};
 }
@@ -38,6 +48,7 @@ static long hsm_state(const struct vcpu *v)
 	case VCPU_STOPPED:
 	case VCPU_DEAD:
 		return SBI_HSM_STATE_STOPPED;
+	case VCPU_STARTING:
 	case VCPU_START_PENDING:
 		return SBI_HSM_STATE_START_PENDING;
 	case VCPU_SUSPENDED:

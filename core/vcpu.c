@@ -40,20 +40,25 @@ void vcpu_fw_event(struct vcpu *v, unsigned int fw_event)
 	 * the event atomically, and v's hart folds it in before v runs.
 	 */
 	if (this_hart()->cur == v) {
-		vpmu_fw_event(&v->vpmu, fw_event);
+		vpmu_fw_event(&v->vpmu, fw_event, 1);
 		return;
 	}
 	__atomic_add_fetch(&v->fw_pending[fw_event], 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&v->fw_pending_any, 1, __ATOMIC_RELEASE);
 }
 
+/*
+ * Each event's count is added at once: folded one by one, with interrupts
+ * off, the events other harts posted while v was away cost one walk over
+ * its firmware counters each (a guest can post millions: issue 28, item 6)
+ */
 void vcpu_fold_pending_slow(struct vcpu *v)
 {
 	__atomic_store_n(&v->fw_pending_any, 0, __ATOMIC_RELAXED);
 	for (unsigned int e = 0; e < SBI_PMU_FW_MAX; e++) {
-		uint32_t n = __atomic_exchange_n(&v->fw_pending[e], 0, __ATOMIC_ACQ_REL);
+		unsigned long n = __atomic_exchange_n(&v->fw_pending[e], 0, __ATOMIC_ACQ_REL);
 
-		while (n--)
-			vpmu_fw_event(&v->vpmu, e);
+		if (n)
+			vpmu_fw_event(&v->vpmu, e, n);
 	}
 }

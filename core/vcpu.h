@@ -14,6 +14,7 @@ struct vm;
 
 enum vcpu_state {
 	VCPU_STOPPED,	    /* HSM stopped, waits for hart_start */
+	VCPU_STARTING,	    /* a hart_start claimed it and writes its start (core/sbi_hsm.c) */
 	VCPU_START_PENDING, /* hart_start called, its hart will set it up */
 	VCPU_RUNNABLE,
 	VCPU_WFI,	   /* blocked in WFI until an interrupt is pending */
@@ -33,7 +34,7 @@ struct vcpu {
 	volatile int state;
 	unsigned long start_pc, start_arg, resume_pc;
 	/* firmware events raised by other harts, folded in by the owner */
-	volatile uint32_t fw_pending[SBI_PMU_FW_MAX];
+	volatile unsigned long fw_pending[SBI_PMU_FW_MAX];
 	volatile unsigned long fw_pending_any;
 	struct vpmu vpmu;
 };
@@ -68,6 +69,8 @@ static inline void vcpu_fold_pending(struct vcpu *v)
 }
 /* After vcpu_arch_run returns: handle the vCPU's exit (core/exit.c) */
 void vcpu_handle_exit(struct vcpu *v);
+/* Read trapped instructions from guest memory even where stval holds them (boot option) */
+extern bool exit_insn_from_memory;
 /* Its SBI call part, vcpu_handle_ecall (also the short way's), is inline in core/ecall.h */
 /* Wake the hart owning v so it re-examines its queue */
 void vcpu_kick(struct vcpu *v);

@@ -15,6 +15,8 @@ comment lines in dts/tests/<name>.dts:
                                                  a `pmuvisor: guest <guest> ...` line matching regex
     // test: expect-summary=<k> ok, <j> failed   the final hypervisor line (default: all ok)
     // test: expect-log=<regex>                  some output line must match (repeatable)
+    // test: expect-lines=<n> <regex>            exactly n different output lines match regex
+                                                 (repeatable): a long output came out whole
     // test: expect-refused=<regex>              the hypervisor must refuse the machine: a line
                                                  matches regex, QEMU exits on its own, no guest runs
     // test: linux=probe exact record fw=6,7     Linux guests running perf: host-side checks of
@@ -86,8 +88,8 @@ def bundle_guests(bundle):
 # ---------------------------------------------------------------- options
 def dts_options(dts):
     opts = {"qemu-args": [], "timeout": None, "expect-stopped": {}, "expect-summary": None,
-            "skip": None, "linux": None, "expect-log": [], "dialog": [], "expect-refused": None,
-            "debug": False, "profile": [], "profile-overhead": None}
+            "skip": None, "linux": None, "expect-log": [], "expect-lines": [], "dialog": [],
+            "expect-refused": None, "debug": False, "profile": [], "profile-overhead": None}
     if not os.path.isfile(dts):
         return opts
     with open(dts) as f:
@@ -114,6 +116,9 @@ def dts_options(dts):
                 opts["debug"] = val == "yes"
             elif key == "expect-log":
                 opts["expect-log"].append(re.compile(val))
+            elif key == "expect-lines":
+                n, _, rx = val.partition(" ")
+                opts["expect-lines"].append((int(n), re.compile(rx)))
             elif key == "expect-refused":
                 opts["expect-refused"] = re.compile(val)
             elif key == "profile-overhead":
@@ -254,6 +259,13 @@ def check_expect_log(cfg, opts, lines, res, args):
             res.ok(f"{cfg}:expect-log-{i}", args.verbose)
         else:
             res.fail(f"{cfg}:expect-log-{i}", f"no output line matches /{rx.pattern}/")
+    for i, (n, rx) in enumerate(opts["expect-lines"]):
+        got = len({ln for ln in lines if rx.search(ln)})
+        if got == n:
+            res.ok(f"{cfg}:expect-lines-{i}", args.verbose)
+        else:
+            res.fail(f"{cfg}:expect-lines-{i}", f"{got} different lines match /{rx.pattern}/, "
+                     f"not {n}")
 
 
 def check_refused(cfg, opts, lines, rc, timed_out, guests, res, args):

@@ -218,7 +218,7 @@ struct sbi_ret vpmu_counter_fw_read_hi(struct vpmu *v, unsigned long idx)
 	return ret_val(0); /* RV64: the whole value fits FW_READ */
 }
 
-void vpmu_fw_event(struct vpmu *v, unsigned int fw_event)
+void vpmu_fw_event(struct vpmu *v, unsigned int fw_event, uint64_t n)
 {
 	unsigned int i;
 
@@ -229,6 +229,6 @@ void vpmu_fw_event(struct vpmu *v, unsigned int fw_event)
 
 		if (c->state == VPMU_CTR_STARTED &&
 		    c->event_idx == EVENT_IDX(SBI_PMU_EVENT_TYPE_FW, fw_event))
-			c->value++;
+			c->value += n;
 	}
 }

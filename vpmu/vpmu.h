@@ -104,8 +104,11 @@ bool vpmu_counts_other_harts(void);
 void vpmu_set_exclusive(bool on);
 /* Whether guests may be offered Sscofpmf (the host has it and its PMU) */
 bool vpmu_overflow_available(void);
-/* Count one SBI_PMU_FW_* event (only counters that are started count it) */
-void vpmu_fw_event(struct vpmu *v, unsigned int fw_event);
+/*
+ * Count n SBI_PMU_FW_* events of one kind (only counters that are started
+ * count them): one walk over the firmware counters, whatever n
+ */
+void vpmu_fw_event(struct vpmu *v, unsigned int fw_event, uint64_t n);
 
 /*
  * The hardware counter the hypervisor samples the guest with (the policy's

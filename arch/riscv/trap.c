@@ -5,18 +5,38 @@
 #include "core/lib.h"
 #include "arch/riscv/vcpu_arch.h"
 
-/* The instruction that trapped: stval has it on QEMU, else read it through VS translation */
-unsigned long vcpu_arch_trapped_insn(const struct vcpu_ctx *c)
+unsigned long hlvx_hu_probe(unsigned long va, unsigned long *val);
+
+/* 16 bits at guest virtual address va as the guest fetches them; false and *f if that faults */
+static bool read_half(unsigned long va, unsigned long *half, struct vcpu_fetch_fault *f)
+{
+	unsigned long cause = hlvx_hu_probe(va, half);
+
+	if (!cause)
+		return true;
+	f->cause = cause;
+	f->stval = csr_read(CSR_STVAL);
+	f->htval = csr_read(CSR_HTVAL);
+	return false;
+}
+
+/*
+ * The instruction that trapped, read through the guest's translation (where
+ * stval does not hold it). That read may fault although the guest fetched
+ * the instruction: the guest changed its page table without sfence.vma, or
+ * another of its harts did, between its fetch and this read. It used to
+ * trap in the hypervisor, and a trap there is a panic (issue 28, item 9).
+ */
+unsigned long vcpu_arch_fetch_insn(const struct vcpu_ctx *c, struct vcpu_fetch_fault *f)
 {
 	unsigned long lo, hi;
 
-	if (c->stval)
-		return c->stval;
-	/* hlvx.hu: a guest-virtual fetch-permission read of 16 bits */
-	asm volatile(".insn r 0x73, 0x4, 0x32, %0, %1, x3" : "=r"(lo) : "r"(c->sepc));
+	if (!read_half(c->sepc, &lo, f))
+		return 0;
 	if ((lo & 3) != 3)
 		return lo;
-	asm volatile(".insn r 0x73, 0x4, 0x32, %0, %1, x3" : "=r"(hi) : "r"(c->sepc + 2));
+	if (!read_half(c->sepc + 2, &hi, f))
+		return 0;
 	return lo | (hi << 16);
 }
 

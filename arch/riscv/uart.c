@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/* ns16550a UART, the console QEMU virt offers; polled, no interrupts. */
+/* ns16550a UART, the console QEMU virt offers; polled, no interrupts, never waited for. */
+#include <stdbool.h>
 #include <stdint.h>
 #include "arch/riscv/uart.h"
 
@@ -18,13 +19,15 @@ void uart_init(uintptr_t base, unsigned int reg_shift)
 	shift = reg_shift;
 }
 
-void uart_putc(char c)
+bool uart_tx_ready(void)
 {
-	if (!uart)
-		return;
-	while (!(uart[UART_LSR << shift] & LSR_THRE))
-		;
-	uart[UART_THR << shift] = (uint8_t)c;
+	return !uart || (uart[UART_LSR << shift] & LSR_THRE);
+}
+
+void uart_tx(char c)
+{
+	if (uart)
+		uart[UART_THR << shift] = (uint8_t)c;
 }
 
 int uart_getc(void)

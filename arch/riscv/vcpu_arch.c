@@ -58,6 +58,12 @@ void vcpu_arch_hart_init(void)
 	csr_write(CSR_SIE, BIT(IRQ_S_SOFT) | BIT(IRQ_S_TIMER) |
 				   (riscv_has(RISCV_EXT_SSCOFPMF) ? BIT(IRQ_PMU_OVF) : 0));
 	vcpu_probe_lcofi_hvip();
+	/*
+	 * The same for every vCPU, so set once: vsie and hvip bit 13 exist while
+	 * it is set, and every vCPU's sie.LCOFIE is its own (vcpu_irq.c)
+	 */
+	if (vcpu_lcofi_hvip)
+		csr_write(CSR_HVIEN, BIT(IRQ_PMU_OVF));
 	csr_clear(CSR_SSTATUS, SSTATUS_SIE);
 	/* keep VSXL and friends as the hart reset them */
 	hstatus_base = csr_read(CSR_HSTATUS) & ~(HSTATUS_SPV | HSTATUS_SPVP | HSTATUS_GVA |
@@ -91,9 +97,6 @@ void vcpu_arch_reset(struct vcpu_arch *a, unsigned long hartid, unsigned long pc
 void vcpu_arch_load(struct vcpu_arch *a, unsigned long hgatp)
 {
 	csr_write(CSR_HGATP, hgatp);
-	/* before vsie and hvip: their bit 13 exists only while hvien allows it */
-	if (riscv_has(RISCV_EXT_SSAIA))
-		csr_write(CSR_HVIEN, uses_hvip(a) ? BIT(IRQ_PMU_OVF) : 0);
 	csr_write(CSR_VSSTATUS, a->vsstatus);
 	csr_write(CSR_VSIE, a->vsie);
 	csr_write(CSR_VSTVEC, a->vstvec);

@@ -88,8 +88,27 @@ static inline bool vcpu_arch_lcofi_work(const struct vcpu_arch *a)
 /* Enter the guest (loaded and prepared); returns on its next trap that the
  * trap vector's short way (SBI calls, core's sched_guest_ecall) did not answer */
 void vcpu_arch_run(struct vcpu_arch *a);
-/* The instruction the vCPU trapped on (virtual-instruction exceptions) */
-unsigned long vcpu_arch_trapped_insn(const struct vcpu_ctx *c);
+/* Why reading a trapped instruction from guest memory failed: the read's trap */
+struct vcpu_fetch_fault {
+	unsigned long cause; /* a load fault's scause: page (13), access (5), guest-page (21) */
+	unsigned long stval; /* the guest virtual address that faulted */
+	unsigned long htval; /* guest-page faults: its guest physical address >> 2 */
+};
+/* The instruction at the vCPU's sepc, read through its translation: 0 and *f if that faults */
+unsigned long vcpu_arch_fetch_insn(const struct vcpu_ctx *c, struct vcpu_fetch_fault *f);
+/*
+ * The instruction the vCPU trapped on (virtual-instruction exceptions): the
+ * hart's stval (QEMU writes it there), unless 0 or from_memory; else read
+ * at sepc, which can fault: then 0, and *f says why. Inline: the trapping
+ * counter reads take the stval way.
+ */
+static inline unsigned long vcpu_arch_trapped_insn(const struct vcpu_ctx *c, bool from_memory,
+						   struct vcpu_fetch_fault *f)
+{
+	if (__builtin_expect(c->stval && !from_memory, 1))
+		return c->stval;
+	return vcpu_arch_fetch_insn(c, f);
+}
 /* A VS interrupt is pending and enabled, per the vCPU's saved state */
 bool vcpu_arch_irq_pending(struct vcpu_arch *a, unsigned long now);
 /* Emulate an exception trap into the guest's VS-mode handler (the vCPU is loaded) */

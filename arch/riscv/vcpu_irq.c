@@ -33,6 +33,18 @@ void vcpu_probe_lcofi_hvip(void)
 	csr_write(CSR_HVIEN, 0);
 }
 
+/*
+ * hvien bit 13 for every vCPU where the host has it (vcpu_arch_hart_init):
+ * also on the software path, the guest's sie.LCOFIE (vsie bit 13) is then a
+ * register of its own, which the software delivery honours. Without it the
+ * bit is read-only 0: the guest cannot clear (nor set) it, and the software
+ * path assumes it set.
+ */
+static inline bool lcofie_set(void)
+{
+	return !vcpu_lcofi_hvip || (csr_read(CSR_VSIE) & BIT(IRQ_PMU_OVF));
+}
+
 const char *vcpu_arch_lcofi_path(void)
 {
 	return vcpu_lcofi_hvip ? "hvip" : "software";
@@ -62,8 +74,8 @@ bool vcpu_arch_irq_pending(struct vcpu_arch *a, unsigned long now)
 		if (riscv_has(RISCV_EXT_SSTC) && live)
 			write_vstimecmp(deadline);
 	}
-	/* software LCOFI: the guest's enable bit is not visible, assume it set */
-	if (a->lcofi_soft)
+	/* software LCOFI: pending while the guest's enable bit is set (or invisible) */
+	if (a->lcofi_soft && (!vcpu_lcofi_hvip || (vsie & BIT(IRQ_PMU_OVF))))
 		return true;
 	return (hvip & enabled) != 0;
 }
@@ -128,14 +140,23 @@ static void inject_interrupt(struct vcpu_arch *a, unsigned long irq)
 
 /*
  * A pending LCOFI the guest can take now (in VU-mode, or VS-mode with SIE
- * set) is taken here, by an emulated trap, never left to the hardware: it
+ * set, and sie.LCOFIE set) is taken here, by an emulated trap, never left to
+ * the hardware: it
  * ranks below the timer, software and external interrupts, and here, unlike
  * natively, it often becomes pending together with one of them (a timer that
  * expired while we handled the overflow or while the vCPU was away). The
  * guest would take it late, inside that other handler, and a user-mode
  * sampler would record a kernel IP. Not takeable now: the software path
- * keeps it pending and the scheduler re-checks soon; the hvip path leaves it
- * to the hardware, as natively, for when the guest enables interrupts.
+ * keeps it pending and the scheduler re-checks soon (every 10 us: a guest's
+ * write of sie or sstatus does not trap); the hvip path leaves it to the
+ * hardware, as natively, for when the guest enables interrupts.
+ *
+ * Taken as hardware takes it (issue 28, item 8): on the hvip path hvip bit
+ * 13, the guest's sip.LCOFIP, stays set in its handler until the guest
+ * clears it (a handler that returns without clearing it takes it again);
+ * it was cleared here, and a handler read sip.LCOFIP = 0. On the software
+ * path a guest with sie.LCOFIE clear took it anyway; now it stays pending
+ * until LCOFIE is set. (Its sip.LCOFIP cannot show it: no hvip bit there.)
  *
  * lcofi_in_hvip makes every entry come here (vcpu_arch_entry_work), so it
  * goes as soon as hvip bit 13 is found clear, whatever the guest's SIE: the
@@ -152,7 +173,8 @@ static __attribute__((noinline)) void deliver_lcofi_first(struct vcpu_arch *a)
 	if (a->lcofi_soft) {
 		if (!in_vu && !(csr_read(CSR_VSSTATUS) & SSTATUS_SIE))
 			return;
-		/* the guest's enable bit is not visible without hvien: assume it set */
+		if (!lcofie_set())
+			return;
 		a->lcofi_soft = false;
 		inject_interrupt(a, IRQ_PMU_OVF);
 		return;
@@ -165,8 +187,7 @@ static __attribute__((noinline)) void deliver_lcofi_first(struct vcpu_arch *a)
 		return;
 	if (!(csr_read(CSR_VSIE) & BIT(IRQ_PMU_OVF)))
 		return;
-	vcpu_arch_clear_irq(a, BIT(IRQ_PMU_OVF));
-	a->lcofi_in_hvip = false;
+	/* hvip bit 13 stays: the handler finds sip.LCOFIP set, the trap cleared SIE */
 	inject_interrupt(a, IRQ_PMU_OVF);
 }
 

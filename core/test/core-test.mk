@@ -4,10 +4,10 @@ CORE_TEST_CC      ?= gcc
 CORE_TEST_CFLAGS  := -std=gnu11 -Wall -Wextra -Werror -g -O1 -fno-omit-frame-pointer \
 		     $(HOST_SANITIZE)
 CORE_TEST_INC     := -I .
-CORE_TEST_LIBS    := -lfdt -lcmocka
+CORE_TEST_LIBS    := -lfdt -lcmocka -lpthread
 CORE_TEST_HDRS    := $(wildcard core/*.h arch/riscv/*.h core/test/stubs/arch/riscv/*.h)
 
-CORE_TESTS := core-config core-mm core-gstage core-sbi core-console core-entropy core-lane
+CORE_TESTS := core-config core-mm core-gstage core-sbi core-console core-entropy core-lane core-vcpu core-hsm
 
 core-test-config_SRCS  := core/test/test_config.c core/config.c core/test/stubs.c
 core-test-mm_SRCS      := core/test/test_mm.c core/mm.c
@@ -17,11 +17,15 @@ core-test-sbi_SRCS     := core/test/test_sbi.c core/sbi.c core/sbi_base.c core/s
 core-test-console_SRCS := core/test/test_console.c core/console.c
 core-test-entropy_SRCS := core/test/test_entropy.c core/entropy.c
 core-test-lane_SRCS    := core/test/test_lane.c core/lane.c
+core-test-vcpu_SRCS    := core/test/test_vcpu.c core/vcpu.c
+core-test-hsm_SRCS     := core/test/test_hsm.c core/sbi_hsm.c
 # sbi_base.c includes "arch/riscv/sbi_call.h", console.c "arch/riscv/timer.h": take the host
 # stubs (found first), not the RISC-V ecall and rdtime
 core-test-sbi_INC      := -I core/test/stubs
 core-test-console_INC  := -I core/test/stubs
 core-test-lane_INC     := -I core/test/stubs
+core-test-vcpu_INC     := -I core/test/stubs
+core-test-hsm_INC      := -I core/test/stubs
 
 define CORE_TEST_RULE
 $(BUILD)/unit/$(1): $$(core-test-$(1:core-%=%)_SRCS) $(CORE_TEST_HDRS) core/test/core-test.mk

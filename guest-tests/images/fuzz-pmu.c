@@ -26,13 +26,25 @@
  *    entries (raw ones with distinct data: a host probe each) succeeds with
  *    the answers of one-entry calls, while a watchdog-protected neighbour
  *    guest keeps running (the hypervisor answers such a call in slices);
+ *    A quarter of them alternate between two raw events with different data
+ *    (the host refuses both on QEMU: one-entry caches of refusals are no help);
+ *  - with dbcn-every=<n>, every n-th call one SBI DBCN console_write of up to
+ *    32 KiB of lines: every call SUCCESS, taking at least one byte and at most
+ *    what is left, the rest written again as Linux's hvc driver does; a buffer
+ *    that runs past the end of RAM refused with INVALID_PARAM;
  *  - the hypervisor never stops this guest (the runner checks the shutdown).
  * Valid in-RAM addresses are only ever inside this vCPU's arena, so a
  * conforming hypervisor never has a reason to touch the canaries.
+ * These three are the patterns that found issue 28's items 1-3; with
+ * turns-ms=<t> the guest runs the first instead of random calls: for t ms,
+ * a counter started, stopped just before the 10 ms turn of exclusive
+ * counting (-icount) would end, started again about 100 us later; a
+ * neighbour on another hart with a short watchdog must keep running.
  *
- * bootargs: "seed=<n> calls=<n> long-every=<n>" (defaults below); every vCPU fuzzes with
- * seed + its hart id and calls / nr_vcpus calls. The seed is printed, and
- * every violation is printed with its call number and registers.
+ * bootargs: "seed=<n> calls=<n> long-every=<n> dbcn-every=<n> turns-ms=<t>" (defaults
+ * below); every vCPU fuzzes with seed + its hart id and calls / nr_vcpus
+ * calls. The seed is printed, and every violation is printed with its call
+ * number and registers.
  */
 #include "guest-tests/lib/gt.h"
 #include "guest-tests/lib/pmu.h"
@@ -74,7 +86,7 @@ static unsigned long info[64];
 static long info_err[64];
 static unsigned long valid_mask, hw_mask, prog_mask, fw_mask;
 static volatile unsigned long done_harts, reports;
-static unsigned long directed_only, directed_every = 4096, long_every;
+static unsigned long directed_only, directed_every = 4096, long_every, dbcn_every, turns_ms;
 
 /* per-vCPU statistics and violations */
 struct stats {
@@ -83,6 +95,8 @@ struct stats {
 	unsigned long shmem_valid_refused, ei_corrupt, arena_canary, lcofi;
 	unsigned long ovf_tried, ovf_got, ovf_silent, ovf_stuck;
 	unsigned long long_calls, long_entries, long_bad;
+	unsigned long dbcn_writes, dbcn_calls, dbcn_bytes, dbcn_most, dbcn_bad;
+	unsigned long turns, turns_bad;
 	unsigned long ns;
 };
 static struct stats st[GT_MAX_HARTS];
@@ -490,15 +504,21 @@ static void long_event_info(unsigned long *rs, unsigned long hart)
 	unsigned long n = 1 + RN(LONG_N), bad = 0;
 	struct sbi_ret r;
 
+	bool alt = PCT(25); /* two raw events by turns, both refused on QEMU */
+	uint64_t alt_data[2] = {R(), R()};
+
 	for (unsigned long i = 0; i < n; i++) {
 		unsigned long ev;
 
 		do /* well formed: no reserved bit (20 and up), else the whole call fails */
-			ev = events[RN(NEVENTS)];
+			ev = alt ? (unsigned long)SBI_PMU_EVENT_TYPE_RAW << 16
+				 : events[RN(NEVENTS)];
 		while (ev >> 20);
 		e[i].event_idx = (uint32_t)ev;
 		e[i].output = (uint32_t)R();
-		e[i].event_data = (ev >> 16) == 2 || (ev >> 16) == 3 ? R() >> RN(64) : 0;
+		e[i].event_data = alt				       ? alt_data[i & 1]
+				  : (ev >> 16) == 2 || (ev >> 16) == 3 ? R() >> RN(64)
+								       : 0;
 		c[i] = e[i];
 	}
 	r = gt_sbi_call(SBI_EXT_PMU, SBI_EXT_PMU_EVENT_GET_INFO, (unsigned long)e, 0, n, 0, 0, 0);
@@ -526,6 +546,90 @@ static void long_event_info(unsigned long *rs, unsigned long hart)
 			  hart, n, r.error, bad);
 }
 
+/*
+ * One long console write of whole 64-byte lines, as a careless guest makes
+ * it, the rest written again until it is out; then a buffer that runs past
+ * the end of RAM, refused. The console is ours meanwhile: lines of the other
+ * vCPUs (the runner reads them) wait.
+ */
+#define DBCN_MAX (32 * 1024UL)
+static char dbcn_buf[GT_MAX_HARTS][DBCN_MAX];
+
+static void long_console_write(unsigned long *rs, unsigned long hart)
+{
+	struct stats *S = &st[hart];
+	char *b = dbcn_buf[hart];
+	unsigned long lines = 1 + RN(DBCN_MAX / 64), len = lines * 64, done = 0, flags;
+	struct sbi_ret r = {0, 0}, past;
+
+	for (unsigned long i = 0; i < lines; i++) {
+		char *l = b + i * 64;
+
+		gt_snprintf(l, 25, "fuzz-pmu: dbcn h%lu %05lu ", hart % 10, i);
+		for (unsigned long k = 24; k < 63; k++)
+			l[k] = (char)('a' + (i + k) % 26);
+		l[63] = '\n';
+	}
+	flags = gt_console_lock();
+	while (done < len) {
+		r = gt_sbi3(SBI_EXT_DBCN, SBI_EXT_DBCN_CONSOLE_WRITE, len - done,
+			    (unsigned long)b + done, 0);
+		S->dbcn_calls++;
+		if (r.error || !r.value || r.value > len - done)
+			break;
+		if (r.value > S->dbcn_most)
+			S->dbcn_most = r.value;
+		done += r.value;
+	}
+	past = gt_sbi3(SBI_EXT_DBCN, SBI_EXT_DBCN_CONSOLE_WRITE, 64 + RN(PAGE),
+		       ram_end - 1 - RN(63), 0);
+	gt_console_unlock(flags);
+	S->dbcn_writes++;
+	S->dbcn_bytes += done;
+	if (done != len || past.error != SBI_ERR_INVALID_PARAM) {
+		S->dbcn_bad++;
+		if (gt_atomic_add(&reports, 1) < MAX_REPORTS)
+			gt_printf("fuzz-pmu: hart %lu: console write of %lu bytes: %lu written, "
+				  "error %ld, value %lu; past RAM's end: error %ld\n",
+				  hart, len, done, r.error, r.value, past.error);
+	}
+}
+
+/*
+ * turns-ms: a counter started, stopped 9.5 to 9.98 ms later (just before
+ * the exclusive-counting turn that started with it ends), started again
+ * 50 to 150 us after that, for ms of guest time. Each stop must find it
+ * counted.
+ */
+static void turns(unsigned long *rs, unsigned long hart, unsigned long ms)
+{
+	struct stats *S = &st[hart];
+	unsigned long us = gt_timebase() / 1000000;
+	uint64_t end = gt_rdtime() + ms * (gt_timebase() / 1000);
+	long idx = gt_pmu_cfg_idx(0, hw_mask, SBI_PMU_CFG_FLAG_SET_UINH, SBI_PMU_HW_INSTRUCTIONS);
+
+	if (idx < 0) {
+		S->turns_bad++;
+		return;
+	}
+	while (gt_rdtime() < end) {
+		uint64_t t0 = gt_rdtime(), work = (9500 + RN(480)) * us,
+			 pause = (50 + RN(100)) * us;
+		struct sbi_ret start, stop;
+
+		start = gt_pmu_start((unsigned long)idx, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, 0);
+		while (gt_rdtime() - t0 < work)
+			;
+		stop = gt_pmu_stop((unsigned long)idx, 1, 0);
+		if (start.error || stop.error || !gt_pmu_read_csr((unsigned long)idx))
+			S->turns_bad++;
+		S->turns++;
+		for (t0 = gt_rdtime(); gt_rdtime() - t0 < pause;)
+			;
+	}
+	gt_pmu_release((unsigned long)idx);
+}
+
 static void fuzz(unsigned long hart, unsigned long seed, unsigned long calls)
 {
 	unsigned long s = seed ? seed : 1, *rs = &s;
@@ -539,6 +643,10 @@ static void fuzz(unsigned long hart, unsigned long seed, unsigned long calls)
 	gt_irq_register(13, lcofi_handler);
 	csr_set(sie, 1UL << 13);
 	gt_irq_enable();
+	if (turns_ms) {
+		turns(rs, hart, turns_ms);
+		calls = 0;
+	}
 
 	for (unsigned long n = 0; n < calls; n++) {
 		unsigned long fid, a[6] = {0}, ei_lo = 0, ei_num = 0;
@@ -559,6 +667,8 @@ static void fuzz(unsigned long hart, unsigned long seed, unsigned long calls)
 		}
 		if (long_every && n % long_every == 200 % long_every)
 			long_event_info(rs, hart);
+		if (dbcn_every && n % dbcn_every == 300 % dbcn_every)
+			long_console_write(rs, hart);
 		if (PCT(3)) { /* a counter CSR read: value or illegal instruction */
 			unsigned long idx = RN(32);
 
@@ -792,13 +902,15 @@ static void report_stats(unsigned long hart)
 
 	gt_printf("fuzz-pmu: hart %lu: %lu PMU calls (%lu ok) in %lu ms (%lu ns/call), fid "
 		  "0-8+: %lu %lu %lu %lu %lu %lu %lu %lu %lu %lu; %lu CSR reads (%lu trapped), "
-		  "%lu LCOFI (directed overflows %lu/%lu, %lu wrapped silently); %lu long "
-		  "EVENT_GET_INFO calls of %lu entries in all\n",
+		  "%lu LCOFI (directed overflows %lu/%lu, %lu wrapped silently)\n",
 		  hart, S->calls, S->success, S->ns / 1000000, S->calls ? S->ns / S->calls : 0,
 		  S->per_fid[0], S->per_fid[1], S->per_fid[2], S->per_fid[3], S->per_fid[4],
 		  S->per_fid[5], S->per_fid[6], S->per_fid[7], S->per_fid[8], S->per_fid[9],
-		  S->csr_reads, S->csr_traps, S->lcofi, S->ovf_got, S->ovf_tried, S->ovf_silent,
-		  S->long_calls, S->long_entries);
+		  S->csr_reads, S->csr_traps, S->lcofi, S->ovf_got, S->ovf_tried, S->ovf_silent);
+	gt_printf("fuzz-pmu: hart %lu: %lu long EVENT_GET_INFO calls of %lu entries in all; %lu "
+		  "console writes of %lu bytes in %lu calls (at most %lu a call); %lu turns\n",
+		  hart, S->long_calls, S->long_entries, S->dbcn_writes, S->dbcn_bytes,
+		  S->dbcn_calls, S->dbcn_most, S->turns);
 #define C(name, v)                                                                                 \
 	do {                                                                                       \
 		gt_snprintf(nm, sizeof(nm), "hart%lu-" name, hart);                                \
@@ -813,6 +925,8 @@ static void report_stats(unsigned long hart)
 	C("event-info-writes-outputs-only", S->ei_corrupt);
 	C("arena-canaries-intact", S->arena_canary);
 	C("long-event-info-answers", S->long_bad);
+	C("console-writes-complete", S->dbcn_bad);
+	C("turns-counted", S->turns_bad);
 	/*
 	 * Without -icount QEMU raises an overflow from a timer in virtual time
 	 * while counting host ticks: the LCOFI comes about 12 ms late and about
@@ -832,8 +946,12 @@ static void report_stats(unsigned long hart)
 #undef C
 	gt_snprintf(nm, sizeof(nm), "hart%lu-long-event-info-calls", hart);
 	GT_CHECK_GE(nm, S->long_calls, long_every ? 1 : 0);
+	gt_snprintf(nm, sizeof(nm), "hart%lu-console-writes", hart);
+	GT_CHECK_GE(nm, S->dbcn_writes, dbcn_every ? 1 : 0);
+	gt_snprintf(nm, sizeof(nm), "hart%lu-turns", hart);
+	GT_CHECK_GE(nm, S->turns, turns_ms / 20);
 	gt_snprintf(nm, sizeof(nm), "hart%lu-calls-made", hart);
-	GT_CHECK_EQ(nm, S->calls, total_calls / nr_vcpus);
+	GT_CHECK_EQ(nm, S->calls, turns_ms ? 0 : total_calls / nr_vcpus);
 }
 
 static void secondary(unsigned long hartid, unsigned long opaque)
@@ -881,6 +999,9 @@ void gt_main(unsigned long hartid, const void *fdt)
 	 * make test configurations ask for every 65,536th)
 	 */
 	long_every = parse_num(args, "long-every=", 0);
+	/* a long console write every n-th call; start/stop by turns instead of calls (ms) */
+	dbcn_every = parse_num(args, "dbcn-every=", 0);
+	turns_ms = parse_num(args, "turns-ms=", 0);
 	nr_vcpus = gt_nr_harts();
 	if (nr_vcpus > GT_MAX_HARTS)
 		nr_vcpus = GT_MAX_HARTS;

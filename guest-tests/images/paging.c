@@ -9,17 +9,6 @@
 
 GT_IMAGE("paging");
 
-#define PTE_V	    (1UL << 0)
-#define PTE_R	    (1UL << 1)
-#define PTE_W	    (1UL << 2)
-#define PTE_X	    (1UL << 3)
-#define PTE_U	    (1UL << 4)
-#define PTE_G	    (1UL << 5)
-#define PTE_A	    (1UL << 6)
-#define PTE_D	    (1UL << 7)
-#define SATP_SV39   (8UL << 60)
-#define SSTATUS_SUM (1UL << 18)
-
 #define GIGA	  0x40000000UL
 #define ALIAS_VA  0x100000000UL /* VPN2 = 4: 4 KiB pages below */
 #define UALIAS_VA 0xc0000000UL	/* VPN2 = 3: U alias of the RAM gigapage */
@@ -31,11 +20,6 @@ static volatile unsigned long page_a[512] __attribute__((aligned(4096)));
 static volatile unsigned long page_b[512] __attribute__((aligned(4096)));
 static volatile unsigned long page_c[512] __attribute__((aligned(4096)));
 static volatile unsigned long page_ro[512] __attribute__((aligned(4096)));
-
-static unsigned long pte(unsigned long pa, unsigned long flags)
-{
-	return ((pa >> 12) << 10) | flags;
-}
 
 static inline void sfence_vma(unsigned long va)
 {
@@ -78,13 +62,13 @@ void gt_main(unsigned long hartid, const void *fdt)
 		page_ro[i] = 0xeeee000000000000UL | i;
 	}
 	/* RAM identity (S only), RAM U alias, the 4 KiB alias region */
-	root[2] = pte(0x80000000UL, PTE_V | PTE_R | PTE_W | PTE_X | PTE_A | PTE_D | PTE_G);
-	root[3] = pte(0x80000000UL, PTE_V | PTE_R | PTE_W | PTE_X | PTE_U | PTE_A | PTE_D);
-	root[ALIAS_VA / GIGA] = pte((unsigned long)l1, PTE_V);
-	l1[0] = pte((unsigned long)l0, PTE_V);
-	l0[0] = pte((unsigned long)page_a, PTE_V | PTE_R | PTE_W | PTE_A | PTE_D);
-	l0[1] = pte((unsigned long)page_b, PTE_V | PTE_R | PTE_W | PTE_U | PTE_A | PTE_D);
-	l0[2] = pte((unsigned long)page_ro, PTE_V | PTE_R | PTE_A);
+	root[2] = gt_pte(0x80000000UL, PTE_V | PTE_R | PTE_W | PTE_X | PTE_A | PTE_D | PTE_G);
+	root[3] = gt_pte(0x80000000UL, PTE_V | PTE_R | PTE_W | PTE_X | PTE_U | PTE_A | PTE_D);
+	root[ALIAS_VA / GIGA] = gt_pte((unsigned long)l1, PTE_V);
+	l1[0] = gt_pte((unsigned long)l0, PTE_V);
+	l0[0] = gt_pte((unsigned long)page_a, PTE_V | PTE_R | PTE_W | PTE_A | PTE_D);
+	l0[1] = gt_pte((unsigned long)page_b, PTE_V | PTE_R | PTE_W | PTE_U | PTE_A | PTE_D);
+	l0[2] = gt_pte((unsigned long)page_ro, PTE_V | PTE_R | PTE_A);
 	/* l0[3]: not mapped */
 
 	satp = SATP_SV39 | ((unsigned long)root >> 12);
@@ -102,7 +86,7 @@ void gt_main(unsigned long hartid, const void *fdt)
 		    0xeeee000000000003UL);
 
 	/* remap page 0 to page_c */
-	l0[0] = pte((unsigned long)page_c, PTE_V | PTE_R | PTE_W | PTE_A | PTE_D);
+	l0[0] = gt_pte((unsigned long)page_c, PTE_V | PTE_R | PTE_W | PTE_A | PTE_D);
 	sfence_vma(ALIAS_VA);
 	GT_CHECK_EQ("remap-read", *(volatile unsigned long *)(ALIAS_VA + 8), 0xcccc000000000001UL);
 
@@ -129,7 +113,7 @@ void gt_main(unsigned long hartid, const void *fdt)
 	GT_CHECK_EQ("s-load-u-page-sum1", v, 0xbbbb000000000001UL);
 
 	/* a newly mapped page after a fault: l0[3] -> page_b, S only */
-	l0[3] = pte((unsigned long)page_b, PTE_V | PTE_R | PTE_A);
+	l0[3] = gt_pte((unsigned long)page_b, PTE_V | PTE_R | PTE_A);
 	sfence_vma(ALIAS_VA + 0x3000);
 	GT_CHECK_EQ("map-after-fault", *(volatile unsigned long *)(ALIAS_VA + 0x3000 + 16),
 		    0xbbbb000000000002UL);

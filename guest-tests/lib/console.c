@@ -11,7 +11,7 @@ void gt_console_init(void)
 	have_dbcn = gt_sbi_probe(SBI_EXT_DBCN) > 0;
 }
 
-static unsigned long lock_console(void)
+unsigned long gt_console_lock(void)
 {
 	unsigned long flags = csr_read(sstatus) & SSTATUS_SIE;
 
@@ -21,7 +21,7 @@ static unsigned long lock_console(void)
 	return flags;
 }
 
-static void unlock_console(unsigned long flags)
+void gt_console_unlock(unsigned long flags)
 {
 	__atomic_store_n(&console_lock, 0, __ATOMIC_RELEASE);
 	if (flags)
@@ -31,16 +31,19 @@ static void unlock_console(unsigned long flags)
 static void console_write(const char *s, size_t len)
 {
 	if (have_dbcn) {
-		int tries = 0;
-
-		while (len > 0 && tries++ < 1000) {
+		/*
+		 * Part of it may be taken, or none while the console drains (the
+		 * spec; pmuvisor takes at most 256 bytes a call): again, with
+		 * the rest, until all of it is, like Linux's hvc driver
+		 */
+		while (len > 0) {
 			/* satp is off: the physical address is the guest address */
 			struct sbi_ret r = gt_sbi3(SBI_EXT_DBCN, SBI_EXT_DBCN_CONSOLE_WRITE, len,
 						   (unsigned long)s, 0);
-			if (r.error)
+			if (r.error || r.value > len)
 				break;
-			if (r.value > len)
-				break;
+			if (!r.value)
+				gt_cpu_relax();
 			s += r.value;
 			len -= r.value;
 		}
@@ -52,13 +55,13 @@ static void console_write(const char *s, size_t len)
 
 void gt_puts(const char *s)
 {
-	unsigned long flags = lock_console();
+	unsigned long flags = gt_console_lock();
 	size_t len = 0;
 
 	while (s[len])
 		len++;
 	console_write(s, len);
-	unlock_console(flags);
+	gt_console_unlock(flags);
 }
 
 /* Formatting is picolibc's (tinystdio), linked into every image anyway */

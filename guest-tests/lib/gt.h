@@ -108,6 +108,9 @@ bool gt_native(void);
 
 /* ---- console ---- */
 void gt_puts(const char *s); /* writes s as is (a whole line should end in \n) */
+/* The console to oneself (other harts' lines wait), interrupts off: what to give unlock */
+unsigned long gt_console_lock(void);
+void gt_console_unlock(unsigned long flags);
 int gt_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int gt_vsnprintf(char *buf, size_t size, const char *fmt, va_list ap);
 int gt_snprintf(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -264,6 +267,24 @@ unsigned long gt_ram_size(void);
 /* Property `prop` of the node at full path `path` (e.g. "/cpus/cpu@0"), or NULL */
 const void *gt_fdt_getprop(const char *path, const char *prop, unsigned int *lenp);
 uint32_t gt_fdt32(const void *p); /* big-endian cell */
+
+/* ---- Sv39 page tables (the guest's own translation, VS-stage) ---- */
+#define PTE_V	    (1UL << 0)
+#define PTE_R	    (1UL << 1)
+#define PTE_W	    (1UL << 2)
+#define PTE_X	    (1UL << 3)
+#define PTE_U	    (1UL << 4)
+#define PTE_G	    (1UL << 5)
+#define PTE_A	    (1UL << 6)
+#define PTE_D	    (1UL << 7)
+#define SATP_SV39   (8UL << 60)
+#define SSTATUS_SUM (1UL << 18)
+
+/* An entry for physical address pa */
+static inline unsigned long gt_pte(unsigned long pa, unsigned long flags)
+{
+	return ((pa >> 12) << 10) | flags;
+}
 
 /* ---- atomics ---- */
 static inline unsigned long gt_atomic_add(volatile unsigned long *p, unsigned long v)

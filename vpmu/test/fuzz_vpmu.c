@@ -209,9 +209,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				CHECK(r.value == vpmu_num_total());
 			break;
 		}
-		case 10:
-			vpmu_fw_event(v, byte(&in) % 24);
-			break;
+		case 10: {
+			unsigned int e = byte(&in) % 24;
+
+			vpmu_fw_event(v, e, 1 + byte(&in) % 4);
+		} break;
 		case 11:
 			fake_advance(byte(&in));
 			break;

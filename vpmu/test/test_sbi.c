@@ -260,7 +260,7 @@ static void test_cfg_auto_start(void **state)
 	/* fw counter auto start */
 	r = CFG(0, ALLMASK, SBI_PMU_CFG_FLAG_AUTO_START, EV_FW(SBI_PMU_FW_SET_TIMER), 0);
 	assert_int_equal(r.value, FW0);
-	vpmu_fw_event(v, SBI_PMU_FW_SET_TIMER);
+	vpmu_fw_event(v, SBI_PMU_FW_SET_TIMER, 1);
 	assert_int_equal(FWREAD(FW0).value, 1);
 }
 
@@ -410,18 +410,23 @@ static void test_fw_counts_only_started(void **state)
 	(void)state;
 	i = CFG(0, ALLMASK, 0, EV_FW(SBI_PMU_FW_SET_TIMER), 0).value;
 	assert_int_equal(i, FW0);
-	vpmu_fw_event(v, SBI_PMU_FW_SET_TIMER);
+	vpmu_fw_event(v, SBI_PMU_FW_SET_TIMER, 1);
 	assert_int_equal(FWREAD(i).value, 0);
 	assert_int_equal(START(i, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, 10).error, SBI_SUCCESS);
-	vpmu_fw_event(v, SBI_PMU_FW_SET_TIMER);
-	vpmu_fw_event(v, SBI_PMU_FW_SET_TIMER);
-	vpmu_fw_event(v, SBI_PMU_FW_IPI_SENT);
-	vpmu_fw_event(v, 99);
+	vpmu_fw_event(v, SBI_PMU_FW_SET_TIMER, 1);
+	vpmu_fw_event(v, SBI_PMU_FW_SET_TIMER, 1);
+	vpmu_fw_event(v, SBI_PMU_FW_IPI_SENT, 1);
+	vpmu_fw_event(v, 99, 1);
 	assert_int_equal(FWREAD(i).error, SBI_SUCCESS);
 	assert_int_equal(FWREAD(i).value, 12);
 	assert_int_equal(STOP(i, 1, 0).error, SBI_SUCCESS);
-	vpmu_fw_event(v, SBI_PMU_FW_SET_TIMER);
+	vpmu_fw_event(v, SBI_PMU_FW_SET_TIMER, 1);
 	assert_int_equal(FWREAD(i).value, 12);
+	/* n events of a kind at once (the core folds posted events so): n added */
+	assert_int_equal(START(i, 1, 0, 0).error, SBI_SUCCESS);
+	vpmu_fw_event(v, SBI_PMU_FW_SET_TIMER, 1000000);
+	vpmu_fw_event(v, SBI_PMU_FW_IPI_SENT, 5);
+	assert_int_equal(FWREAD(i).value, 1000012);
 }
 
 /*
@@ -447,7 +452,7 @@ static void test_fw_counted_events(void **state)
 		unsigned int k;
 
 		for (k = 0; k <= e; k++)
-			vpmu_fw_event(v, e);
+			vpmu_fw_event(v, e, 1);
 	}
 	for (e = 0; e < SBI_PMU_FW_MAX; e++)
 		assert_int_equal(FWREAD(FW0 + e).value, e + 1);
@@ -458,7 +463,7 @@ static void test_fw_two_counters_same_event(void **state)
 	(void)state;
 	cfg_start(0, ALLMASK, EV_FW(SBI_PMU_FW_ILLEGAL_INSN), 0);
 	cfg_start(0, ALLMASK, EV_FW(SBI_PMU_FW_ILLEGAL_INSN), 100);
-	vpmu_fw_event(v, SBI_PMU_FW_ILLEGAL_INSN);
+	vpmu_fw_event(v, SBI_PMU_FW_ILLEGAL_INSN, 1);
 	assert_int_equal(FWREAD(FW0).value, 1);
 	assert_int_equal(FWREAD(FW0 + 1).value, 101);
 }
@@ -492,7 +497,7 @@ static void test_fw_reset_releases(void **state)
 	cfg_start(0, ALLMASK, EV_FW(8), 0);
 	assert_int_equal(STOP(FW0, 1, SBI_PMU_STOP_FLAG_RESET).error, SBI_SUCCESS);
 	assert_int_equal(FWREAD(FW0).error, SBI_ERR_INVALID_PARAM);
-	vpmu_fw_event(v, 8);
+	vpmu_fw_event(v, 8, 1);
 	assert_int_equal(CFG(0, ALLMASK, 0, EV_FW(9), 0).value, FW0);
 }
 

@@ -154,7 +154,7 @@ static void test_snapshot_reset_and_take(void **state)
 	(void)state;
 	assert_int_equal(SHMEM_SET(SHMEM, 0, 0).error, SBI_SUCCESS);
 	cfg_start(0, ALLMASK, EV_FW(4), 40);
-	vpmu_fw_event(v, 4);
+	vpmu_fw_event(v, 4, 1);
 	cfg_start(9, 1, EV_INSTR, 90);
 	fake_advance(9);
 	assert_int_equal(

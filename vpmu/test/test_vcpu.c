@@ -196,7 +196,7 @@ static void test_fw_counts_while_put(void **state)
 	(void)state;
 	cfg_start(0, ALLMASK, EV_FW(SBI_PMU_FW_IPI_RCVD), 0);
 	vpmu_vcpu_put(v);
-	vpmu_fw_event(v, SBI_PMU_FW_IPI_RCVD);
+	vpmu_fw_event(v, SBI_PMU_FW_IPI_RCVD, 1);
 	vpmu_vcpu_load(v);
 	assert_int_equal(FWREAD(FW0).value, 1);
 }
