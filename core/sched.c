@@ -348,6 +348,14 @@ void sched_run(struct hart *h)
 			v = sched_pick(h);
 			if (!v) {
 				h->cur = NULL;
+				/*
+				 * The loaded vCPU's timer, not what its last put
+				 * saved: that copy, long past after a put by
+				 * exclusive counting's release, ended every idle
+				 * sleep of this hart at once, for good.
+				 */
+				if (hart_loaded(h))
+					vcpu_arch_sync_timer(&hart_loaded(h)->arch);
 				sched_arm_timer(h);
 				spin_unlock(&h->lock);
 				if (h->excl_on)
