@@ -359,7 +359,7 @@ void sched_run(struct hart *h)
 				sched_arm_timer(h);
 				spin_unlock(&h->lock);
 				if (h->excl_on)
-					excl_release(h);
+					excl_idle(h);
 				if (sched_steal(h))
 					continue;
 				__atomic_or_fetch(&idle_harts, BIT(h->index), __ATOMIC_SEQ_CST);
