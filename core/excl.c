@@ -501,11 +501,16 @@ void excl_arm_timer(struct hart *h, uint64_t next)
 
 	if (s < next)
 		next = s;
-	/* the token's holder looks at the end of its turn (and of a pause) whether others wait */
+	/*
+	 * The token's holder looks at the end of its turn whether others wait,
+	 * and at the end of a pause while its vCPU does not count: one that
+	 * counts again (a sampler's START after its STOP, every sample) has no
+	 * pause left to end, and its timer fired for nothing once per sample.
+	 */
 	if (excl_mine(h)) {
 		if (h->excl.turn_end < next)
 			next = h->excl.turn_end;
-		if (h->excl.pause_end && h->excl.pause_end < next)
+		if (h->excl.pause_end && h->excl.pause_end < next && !vpmu_counting(&h->cur->vpmu))
 			next = h->excl.pause_end;
 	}
 	hart_arm_timer(h, next);
