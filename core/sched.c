@@ -121,7 +121,8 @@ static bool sched_steal(struct hart *h)
 			if (!v)
 				continue;
 			sched_add(h, v);
-			if (v->moves++ < 4)
+			/* verbose only: on a guest's console (an interactive shell) they are noise */
+			if (v->moves++ < 4 && host.verbose)
 				hv_printf("pmuvisor: guest %s vcpu %u moved from hart %lu to hart "
 					  "%lu%s\n",
 					  v->vm->name, v->id, victim->hartid, h->hartid,

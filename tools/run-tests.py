@@ -15,6 +15,7 @@ comment lines in dts/tests/<name>.dts:
                                                  a `pmuvisor: guest <guest> ...` line matching regex
     // test: expect-summary=<k> ok, <j> failed   the final hypervisor line (default: all ok)
     // test: expect-log=<regex>                  some output line must match (repeatable)
+    // test: expect-no-log=<regex>               no output line may match (repeatable)
     // test: expect-refused=<regex>              the hypervisor must refuse the machine: a line
                                                  matches regex, QEMU exits on its own, no guest runs
     // test: linux=probe exact record fw=6,7     Linux guests running perf: host-side checks of
@@ -85,8 +86,8 @@ def bundle_guests(bundle):
 # ---------------------------------------------------------------- options
 def dts_options(dts):
     opts = {"qemu-args": [], "timeout": None, "expect-stopped": {}, "expect-summary": None,
-            "skip": None, "linux": None, "expect-log": [], "dialog": [], "expect-refused": None,
-            "debug": False}
+            "skip": None, "linux": None, "expect-log": [], "expect-no-log": [], "dialog": [],
+            "expect-refused": None, "debug": False}
     if not os.path.isfile(dts):
         return opts
     with open(dts) as f:
@@ -111,8 +112,8 @@ def dts_options(dts):
                 opts["skip"] = val
             elif key == "debug":
                 opts["debug"] = val == "yes"
-            elif key == "expect-log":
-                opts["expect-log"].append(re.compile(val))
+            elif key in ("expect-log", "expect-no-log"):
+                opts[key].append(re.compile(val))
             elif key == "expect-refused":
                 opts["expect-refused"] = re.compile(val)
             elif key == "linux":
@@ -237,6 +238,13 @@ def check_expect_log(cfg, opts, lines, res, args):
             res.ok(f"{cfg}:expect-log-{i}", args.verbose)
         else:
             res.fail(f"{cfg}:expect-log-{i}", f"no output line matches /{rx.pattern}/")
+    for i, rx in enumerate(opts["expect-no-log"]):
+        bad = [ln for ln in lines if rx.search(ln)]
+        if not bad:
+            res.ok(f"{cfg}:expect-no-log-{i}", args.verbose)
+        else:
+            res.fail(f"{cfg}:expect-no-log-{i}", f"{len(bad)} output line(s) match "
+                     f"/{rx.pattern}/, the first: {bad[0]}")
 
 
 def check_refused(cfg, opts, lines, rc, timed_out, guests, res, args):
