@@ -14,11 +14,18 @@
 #include "arch/riscv/timer.h"
 
 static volatile unsigned int harts_settled;
+/* hart id + 1 of the hart waiting in sched_wait_settled, 0: none */
+static volatile unsigned long settle_waiter;
 
 void sched_settle_slow(struct hart *h)
 {
+	unsigned long w;
+
 	h->settled = true;
 	__atomic_add_fetch(&harts_settled, 1, __ATOMIC_SEQ_CST);
+	w = __atomic_load_n(&settle_waiter, __ATOMIC_SEQ_CST);
+	if (w)
+		hart_send_ipi(w - 1);
 }
 
 /*
@@ -42,16 +49,30 @@ void sched_kick_and_settle(void)
 	sched_wait_settled(others);
 }
 
+/*
+ * Halted, not spinning: under QEMU -icount one thread runs the harts in turn,
+ * and a spinning hart ran through its whole budget before the hart it waited
+ * for ran again (33 ms of virtual time at the first wait, 18 ms at the
+ * second). Each settling hart sends an IPI; the timer ends the wait.
+ */
 void sched_wait_settled(unsigned int others)
 {
+	struct hart *me = this_hart();
 	uint64_t deadline = timer_now() + host.timebase; /* 1 s */
 
-	while (__atomic_load_n(&harts_settled, __ATOMIC_SEQ_CST) < others)
+	__atomic_store_n(&settle_waiter, me->hartid + 1, __ATOMIC_SEQ_CST);
+	timer_arm(deadline);
+	while (__atomic_load_n(&harts_settled, __ATOMIC_SEQ_CST) < others) {
 		if (timer_now() > deadline) {
 			hv_printf("pmuvisor: warning: %u of %u harts started\n", harts_settled,
 				  others);
-			return;
+			break;
 		}
+		timer_idle();
+	}
+	__atomic_store_n(&settle_waiter, 0, __ATOMIC_SEQ_CST);
+	timer_ack();
+	me->timer_armed = UINT64_MAX;
 }
 
 /*

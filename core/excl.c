@@ -22,11 +22,11 @@
  * only while every other hart is halted: its hart takes the token
  * (excl_token), makes the others park (halt, waiting for an IPI only) and
  * enters its guest once each has acknowledged. They run again when it
- * releases the token: when its vCPU stops counting, leaves the hart, or has
- * had a slice while others wait (then it rests a slice itself, for
- * fairness). While it holds the token no other hart may execute a single
- * instruction, so nothing wakes a parked hart but the release: no timer,
- * and no IPI (kicks to parked harts are deferred to the release).
+ * releases the token: when its vCPU stops counting, leaves the hart, or its
+ * hart's turn is over (below). While it holds the token no other hart may
+ * execute a single instruction, so nothing wakes a parked hart but the
+ * release: no timer, and no IPI (kicks to parked harts are deferred to the
+ * release).
  */
 /*
  * The token: which hart holds it (bits 0-15: hart index + 1, 0 for none)
@@ -38,7 +38,8 @@
  */
 static volatile unsigned long excl_token;
 static volatile unsigned long excl_parked; /* harts halted */
-static volatile unsigned long excl_want;   /* ... of which these have work to do */
+/* harts that wait with work to do: parked with a live vCPU, or waiting for their turn */
+static volatile unsigned long excl_want;
 
 #define EXCL_OWNER_BITS 16
 
@@ -83,8 +84,10 @@ bool excl_blocked(const struct hart *h)
 static volatile unsigned long sleepers;
 
 bool excl_enabled;
-/* A turn with the token, and the rest after it: a vCPU's slice (10 ms) */
+/* A hart's turn: a vCPU's slice (10 ms) */
 static unsigned long turn_ticks;
+/* How often a hart taking the token looks whether the others have parked (10 us) */
+static unsigned long nap_ticks;
 
 /* Halt until an interrupt; the timer is armed for `until` (UINT64_MAX: not) */
 unsigned long excl_sleep(struct hart *h, uint64_t until, bool rest)
@@ -141,6 +144,111 @@ static void arm_before(struct hart *h, uint64_t t)
 	}
 }
 
+/*
+ * Turns: fairness per hart, whatever the counting guests do. The token may
+ * be taken only by the hart whose turn it is (turn_hart, until turn_end), as
+ * often as it likes within its turn: a vCPU that stops counting gives the
+ * token back (the others run meanwhile) but not its turn, so a guest that
+ * stops just before the turn ends and starts again at once gets no fresh
+ * turn (it did, and starved the other harts: issue 28). When a turn is
+ * over, the next goes to the next hart in hart order after its hart that
+ * has work: one that waits (parked with a live vCPU, or waiting for a turn),
+ * or, for the slice after the turn, one that runs a vCPU; to the asker if
+ * nobody else. The turn of a hart that does not wait for the token is its
+ * rest: it runs as it likes, nobody takes the token, and it ends a slice
+ * after the turn before it did. A turn ends early when its hart has nothing
+ * to run (excl_idle). So a vCPU waits for other harts' turns at most one
+ * turn (a slice) per other hart with work (docs/security.md, the stall
+ * bound).
+ */
+static spinlock_t turn_lock;
+static int turn_hart = -1;	   /* whose turn it is (hart index), -1: nobody's yet */
+static volatile uint64_t turn_end; /* ... until then */
+static bool turn_unstarted;	   /* ... its hart took it to count and has not yet */
+
+/* The harts running a vCPU, or about to */
+static unsigned long harts_busy(void)
+{
+	unsigned long busy = 0;
+
+	for (unsigned int i = 0; i < nr_harts; i++)
+		if (hart_status[i].doing == HART_GUEST || hart_status[i].doing == HART_HYPERVISOR)
+			busy |= BIT(i);
+	return busy;
+}
+
+/* Under turn_lock: if the turn is over at `now`, the next one; whether it is h's */
+static bool turn_next(struct hart *h, uint64_t now)
+{
+	unsigned long want, cand;
+
+	if (now < turn_end)
+		return turn_hart == (int)h->index;
+	want = __atomic_load_n(&excl_want, __ATOMIC_ACQUIRE) | BIT(h->index);
+	cand = want | (now < turn_end + turn_ticks ? harts_busy() : 0);
+	for (unsigned int k = 1; k <= nr_harts; k++) {
+		unsigned int i = (unsigned int)(turn_hart + (int)k) % nr_harts;
+
+		if (cand & BIT(i)) {
+			turn_hart = (int)i;
+			break;
+		}
+	}
+	/* a hart that runs without waiting for the token: its rest, the slice after the turn */
+	turn_end = want & BIT(turn_hart) ? now + turn_ticks : turn_end + turn_ticks;
+	turn_unstarted = turn_hart == (int)h->index;
+	return turn_unstarted;
+}
+
+/*
+ * Whether h may take the token now. If not, it waits until the turn ends
+ * (or an IPI: a hart that takes the token sends one; h parks then).
+ */
+static bool turn_ours(struct hart *h)
+{
+	uint64_t until;
+	bool mine;
+
+	/* waiting, before the turn is looked at: whoever ends a turn early wakes us */
+	__atomic_or_fetch(&excl_want, BIT(h->index), __ATOMIC_SEQ_CST);
+	spin_lock(&turn_lock);
+	mine = turn_next(h, timer_now());
+	until = turn_end;
+	spin_unlock(&turn_lock);
+	if (!mine) {
+		h->timer_armed = until;
+		timer_arm(until);
+		excl_sleep(h, until, true);
+	}
+	__atomic_and_fetch(&excl_want, ~BIT(h->index), __ATOMIC_SEQ_CST);
+	return mine;
+}
+
+/* The holder, its turn over at `now`: whether it has another (nobody else has work) */
+static bool turn_renew(struct hart *h, uint64_t now)
+{
+	bool mine;
+
+	spin_lock(&turn_lock);
+	mine = turn_next(h, now);
+	turn_unstarted = false;
+	h->excl.turn_end = turn_end;
+	spin_unlock(&turn_lock);
+	return mine;
+}
+
+/* h has taken the token and the others have parked: a turn taken to count starts now */
+static void turn_started(struct hart *h)
+{
+	spin_lock(&turn_lock);
+	if (turn_hart == (int)h->index && turn_unstarted) {
+		turn_end = timer_now() + turn_ticks;
+		turn_unstarted = false;
+	}
+	h->excl.turn_end = turn_end;
+	spin_unlock(&turn_lock);
+}
+
 /* Halt, waiting for IPIs only, as long as another hart holds the token */
 void excl_park(struct hart *h)
 {
@@ -192,25 +300,41 @@ void excl_release(struct hart *h)
 }
 
 /*
- * Take the token and wait until every other hart has parked; false if it
- * was taken (we parked until its release: look at the queue again).
- * Harts already parked are not sent an IPI: one arriving after their
+ * Take the token and wait until every other hart has parked; false if
+ * another hart holds it (we parked until its release) or it is another
+ * hart's turn (we waited for it to end, or for an IPI): look at the queue
+ * again. Harts already parked are not sent an IPI: one arriving after their
  * acknowledgement would wake them while we count. (A parked hart that has
  * not acknowledged this acquisition is awake already: the release that
  * ended the previous one sent it an IPI.)
  *
- * The turn starts once the others have parked, not when the token is taken:
- * under -icount the wait can be long (we spin through QEMU's whole budget
- * for this hart before the hart we wait for runs again, tens of ms), and a
- * turn counted from the take would be over before our vCPU ran: we would
- * release at once, rest, take it again, and the vCPU never run (seen: a
+ * A turn taken to count starts once the others have parked, not when it is
+ * taken: a turn counted from the take could be over before our vCPU ran
+ * (when we spun here, under -icount through QEMU's whole budget for this
+ * hart, tens of ms, before the hart we waited for ran again): we would
+ * release at once, take it again later, and the vCPU never run (seen: a
  * pmu-mux vCPU starved for minutes).
+ *
+ * We nap while we wait, not spin: under -icount a halted hart lets the others
+ * run at once, where a spinning one ran through its budget first (23 ms of
+ * virtual time per acquisition on average, 93 % of a `perf stat -a -- sleep
+ * 3`). A parked hart's acknowledgement is its last store before its wfi, so
+ * it cannot send us an IPI: a short timer ends each nap. A kick that came
+ * meanwhile is made pending again, for the loop or the guest entry to see.
  */
 bool excl_acquire(struct hart *h)
 {
 	unsigned long others = (BIT(nr_harts) - 1) & ~BIT(h->index);
-	unsigned long token = __atomic_load_n(&excl_token, __ATOMIC_ACQUIRE), gen;
+	unsigned long token, gen;
+	bool napped = false, kicked = false;
 
+	if (excl_blocked(h)) {
+		excl_park(h);
+		return false;
+	}
+	if (!turn_ours(h))
+		return false;
+	token = __atomic_load_n(&excl_token, __ATOMIC_ACQUIRE);
 	if (excl_owner(token) >= 0 ||
 	    !__atomic_compare_exchange_n(&excl_token, &token,
 					 ((excl_gen(token) + 1) << EXCL_OWNER_BITS) |
@@ -227,9 +351,15 @@ bool excl_acquire(struct hart *h)
 	for (unsigned int i = 0; i < nr_harts; i++)
 		while ((others & BIT(i)) &&
 		       (!(__atomic_load_n(&excl_parked, __ATOMIC_ACQUIRE) & BIT(i)) ||
-			__atomic_load_n(&harts[i].excl.park_gen, __ATOMIC_ACQUIRE) != gen))
-			;
-	h->excl.turn_end = timer_now() + turn_ticks;
+			__atomic_load_n(&harts[i].excl.park_gen, __ATOMIC_ACQUIRE) != gen)) {
+			napped = true;
+			kicked |= timer_nap(timer_now() + nap_ticks);
+		}
+	if (kicked)
+		timer_repost_ipi();
+	if (napped && h->timer_armed != UINT64_MAX)
+		timer_arm(h->timer_armed);
+	turn_started(h);
 	arm_before(h, h->excl.turn_end);
 	return true;
 }
@@ -268,27 +398,35 @@ bool excl_enter(struct hart *h, struct vcpu *v, unsigned long now)
 	if (excl_mine(h)) {
 		if (now < h->excl.turn_end)
 			return true;
-		if (!__atomic_load_n(&excl_want, __ATOMIC_ACQUIRE)) {
-			/* nobody waits: another turn, and a look again at its end */
-			h->excl.turn_end = now + turn_ticks;
+		if (turn_renew(h, now)) {
+			/* nobody else has work: another turn, and a look again at its end */
 			arm_before(h, h->excl.turn_end);
 			return true;
 		}
-		/* others have waited a whole turn: theirs now */
+		/* the next turn is another hart's */
 		excl_release(h);
-		h->excl.rest_until = now + turn_ticks;
-	}
-	if (now < h->excl.rest_until) {
-		/*
-		 * Rest like an idle hart, not parked: whoever takes the token
-		 * meanwhile sends an IPI and we park then.
-		 */
-		h->timer_armed = h->excl.rest_until;
-		timer_arm(h->excl.rest_until);
-		excl_sleep(h, h->excl.rest_until, true);
-		return false;
 	}
 	return excl_acquire(h);
+}
+
+void excl_idle(struct hart *h)
+{
+	unsigned long waiting;
+
+	excl_release(h);
+	spin_lock(&turn_lock);
+	if (turn_hart != (int)h->index) {
+		spin_unlock(&turn_lock);
+		return;
+	}
+	turn_end = timer_now();
+	spin_unlock(&turn_lock);
+	/* those waiting for a turn need not wait for this one */
+	waiting = __atomic_load_n(&excl_want, __ATOMIC_ACQUIRE) &
+		  ~__atomic_load_n(&excl_parked, __ATOMIC_ACQUIRE) & ~BIT(h->index);
+	for (unsigned int i = 0; i < nr_harts; i++)
+		if (waiting & BIT(i))
+			hart_send_ipi(harts[i].hartid);
 }
 
 /*
@@ -345,6 +483,7 @@ void excl_init(bool counts_other_harts)
 	/* one hart has nobody to wait for */
 	excl_enabled = counts_other_harts && nr_harts > 1;
 	turn_ticks = host.timebase / 100;
+	nap_ticks = host.timebase / 100000 + 1;
 	vpmu_set_exclusive(excl_enabled);
 	for (unsigned int i = 0; i < nr_harts; i++)
 		harts[i].excl_on = excl_enabled;
@@ -362,11 +501,16 @@ void excl_arm_timer(struct hart *h, uint64_t next)
 
 	if (s < next)
 		next = s;
-	/* the token's holder looks at the end of its turn (and of a pause) whether others wait */
+	/*
+	 * The token's holder looks at the end of its turn whether others wait,
+	 * and at the end of a pause while its vCPU does not count: one that
+	 * counts again (a sampler's START after its STOP, every sample) has no
+	 * pause left to end, and its timer fired for nothing once per sample.
+	 */
 	if (excl_mine(h)) {
 		if (h->excl.turn_end < next)
 			next = h->excl.turn_end;
-		if (h->excl.pause_end && h->excl.pause_end < next)
+		if (h->excl.pause_end && h->excl.pause_end < next && !vpmu_counting(&h->cur->vpmu))
 			next = h->excl.pause_end;
 	}
 	hart_arm_timer(h, next);

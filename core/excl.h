@@ -19,8 +19,7 @@ struct vcpu;
 
 /* A hart's part, in struct hart (core/hart.h) */
 struct excl_hart {
-	uint64_t turn_end;	    /* when its turn with the token ends */
-	uint64_t rest_until;	    /* ... and until when it leaves the others alone */
+	uint64_t turn_end;	    /* when its turn ends, while it holds the token */
 	const struct vcpu *counter; /* ... the vCPU that counted with it */
 	uint64_t pause_end;	    /* ... which, having stopped, keeps it until then (0: counts) */
 	volatile unsigned long park_gen; /* the last token release it has seen while parked */
@@ -41,6 +40,8 @@ bool excl_enter(struct hart *h, struct vcpu *v, unsigned long now);
 bool excl_acquire(struct hart *h);
 /* Give the token back if h holds it (a counting vCPU leaves the hart first) */
 void excl_release(struct hart *h);
+/* h has nothing to run: the token back, and its turn is over */
+void excl_idle(struct hart *h);
 /* Whether h holds the token */
 bool excl_mine(const struct hart *h);
 /* Whether another hart holds it: h must park */

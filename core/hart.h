@@ -86,6 +86,24 @@ static inline void hart_arm_timer(struct hart *h, uint64_t t)
 	}
 }
 
+/*
+ * Halt for `ticks` or until an IPI (made pending again), instead of spinning
+ * while another hart must move on: under QEMU -icount one thread runs the
+ * harts in turn, and a spinning hart runs through its whole budget before
+ * the one it waits for runs again. h's timer is armed again as it was.
+ * Returns whether an IPI came.
+ */
+static inline bool hart_nap(struct hart *h, uint64_t ticks)
+{
+	bool ipi = timer_nap(timer_now() + ticks);
+
+	if (ipi)
+		timer_repost_ipi();
+	if (h->timer_armed != UINT64_MAX)
+		timer_arm(h->timer_armed);
+	return ipi;
+}
+
 /* What hart h does from now on, for the hang report */
 static inline void hart_set_doing(struct hart *h, enum hart_doing d)
 {

@@ -32,6 +32,7 @@ struct host_info {
 	unsigned int rng_seed_len;
 	char bootargs[128]; /* /chosen/bootargs (QEMU -append): hypervisor options */
 	bool qemu_virt;	    /* the root's compatible is QEMU's virt machine ("riscv-virtio") */
+	bool verbose;	    /* bootargs word `verbose`: say what the scheduler does (moves) */
 };
 
 extern struct host_info host;

@@ -36,6 +36,13 @@ static inline void spin_lock(spinlock_t *l)
 			;
 }
 
+/* Take it if it is free: whether it was */
+static inline bool spin_trylock(spinlock_t *l)
+{
+	return !__atomic_load_n(&l->locked, __ATOMIC_RELAXED) &&
+	       !__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE);
+}
+
 static inline void spin_unlock(spinlock_t *l)
 {
 	__atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);

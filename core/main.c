@@ -197,6 +197,7 @@ void hv_main(unsigned long hartid, const void *fdt)
 				  0, 0, 0, 0, 0);
 		hv_poweroff(true);
 	}
+	host.verbose = hostdt_option("verbose");
 	console_init(host.uart_base, host.uart_shift);
 	guest_fdt_set_host(fdt);
 	banner();

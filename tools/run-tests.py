@@ -17,6 +17,7 @@ comment lines in dts/tests/<name>.dts:
     // test: expect-log=<regex>                  some output line must match (repeatable)
     // test: expect-lines=<n> <regex>            exactly n different output lines match regex
                                                  (repeatable): a long output came out whole
+    // test: expect-no-log=<regex>               no output line may match (repeatable)
     // test: expect-refused=<regex>              the hypervisor must refuse the machine: a line
                                                  matches regex, QEMU exits on its own, no guest runs
     // test: linux=probe exact record fw=6,7     Linux guests running perf: host-side checks of
@@ -88,8 +89,9 @@ def bundle_guests(bundle):
 # ---------------------------------------------------------------- options
 def dts_options(dts):
     opts = {"qemu-args": [], "timeout": None, "expect-stopped": {}, "expect-summary": None,
-            "skip": None, "linux": None, "expect-log": [], "expect-lines": [], "dialog": [],
-            "expect-refused": None, "debug": False, "profile": [], "profile-overhead": None}
+            "skip": None, "linux": None, "expect-log": [], "expect-no-log": [],
+            "expect-lines": [], "dialog": [], "expect-refused": None, "debug": False,
+            "profile": [], "profile-overhead": None}
     if not os.path.isfile(dts):
         return opts
     with open(dts) as f:
@@ -114,8 +116,8 @@ def dts_options(dts):
                 opts["skip"] = val
             elif key == "debug":
                 opts["debug"] = val == "yes"
-            elif key == "expect-log":
-                opts["expect-log"].append(re.compile(val))
+            elif key in ("expect-log", "expect-no-log"):
+                opts[key].append(re.compile(val))
             elif key == "expect-lines":
                 n, _, rx = val.partition(" ")
                 opts["expect-lines"].append((int(n), re.compile(rx)))
@@ -266,6 +268,13 @@ def check_expect_log(cfg, opts, lines, res, args):
         else:
             res.fail(f"{cfg}:expect-lines-{i}", f"{got} different lines match /{rx.pattern}/, "
                      f"not {n}")
+    for i, rx in enumerate(opts["expect-no-log"]):
+        bad = [ln for ln in lines if rx.search(ln)]
+        if not bad:
+            res.ok(f"{cfg}:expect-no-log-{i}", args.verbose)
+        else:
+            res.fail(f"{cfg}:expect-no-log-{i}", f"{len(bad)} output line(s) match "
+                     f"/{rx.pattern}/, the first: {bad[0]}")
 
 
 def check_refused(cfg, opts, lines, rc, timed_out, guests, res, args):

@@ -67,7 +67,9 @@ static inline long ctr_start(struct vpmu *v, unsigned int i, struct op_args *a)
 	if (hw) {
 		a->near = near_top(i, c->value);
 		v->started_hw |= bit;
-		v->backoff = DEADLINE_MIN_TICKS;
+		/* a sampler: what the deadline learned holds, up to DEADLINE_KEPT_TICKS */
+		if (a->near && v->backoff > DEADLINE_KEPT_TICKS)
+			v->backoff = DEADLINE_KEPT_TICKS;
 		/* not loaded (or not placed): started from its value at the next load */
 		v->synced &= ~bit;
 		if ((v->placed & bit) && v->loaded &&

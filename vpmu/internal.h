@@ -66,6 +66,16 @@
  */
 #define DEADLINE_MIN_TICKS 32
 #define DEADLINE_MAX_TICKS (1UL << 17)
+/*
+ * ... and what a START keeps of it (about 100 us at 10 MHz): a sampler
+ * restarts its counter near the top after every sample, and its deadline,
+ * computed for the earliest possible wrap, came before the platform's own
+ * LCOFI every time (the hypervisor's and the guest's filtered instructions
+ * advance the time, not the counter): a trap per sample for nothing. What
+ * the deadline learned holds for the next sample, up to this, so that a
+ * counter that stood still does not delay a new sampler's lost wraps long.
+ */
+#define DEADLINE_KEPT_TICKS 1024
 
 /* What the host offers guests, found at boot (probe.c) and never changed afterwards */
 struct vpmu_layout {

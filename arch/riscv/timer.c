@@ -67,3 +67,27 @@ unsigned long timer_idle(void)
 		timer_ack();
 	return sip;
 }
+
+bool timer_nap(uint64_t until)
+{
+	unsigned long sie = csr_read(CSR_SIE), vsie = csr_read(CSR_VSIE);
+	bool ipi;
+
+	csr_write(CSR_VSIE, 0);
+	csr_write(CSR_SIE, SIP_SSIP | SIP_STIP);
+	timer_write(until);
+	if (!(csr_read(CSR_SIP) & SIP_SSIP))
+		asm volatile("wfi");
+	ipi = (csr_read(CSR_SIP) & SIP_SSIP) != 0;
+	if (ipi)
+		csr_clear(CSR_SIP, SIP_SSIP);
+	timer_write(UINT64_MAX);
+	csr_write(CSR_SIE, sie);
+	csr_write(CSR_VSIE, vsie);
+	return ipi;
+}
+
+void timer_repost_ipi(void)
+{
+	csr_set(CSR_SIP, SIP_SSIP);
+}

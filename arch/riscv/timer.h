@@ -29,5 +29,13 @@ unsigned long timer_idle(void);
  * an IPI wakes it.
  */
 void timer_wait_ipi(bool timer, volatile unsigned long *signal, unsigned long val);
+/*
+ * Halt until `until` or an IPI, whichever comes first; other interrupts do not
+ * end it. The timer is left disarmed. Returns whether an IPI came (taken: give
+ * it back with timer_repost_ipi once the wait is over).
+ */
+bool timer_nap(uint64_t until);
+/* Make this hart's IPI pending again (one that timer_nap took) */
+void timer_repost_ipi(void);
 
 #endif

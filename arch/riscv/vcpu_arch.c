@@ -140,6 +140,12 @@ void vcpu_arch_put(struct vcpu_arch *a)
 	this_arch_hart()->loaded = NULL;
 }
 
+void vcpu_arch_sync_timer(struct vcpu_arch *a)
+{
+	if (riscv_has(RISCV_EXT_SSTC))
+		a->vstimecmp = csr_read(CSR_VSTIMECMP);
+}
+
 void vcpu_arch_run(struct vcpu_arch *a)
 {
 	ctx_enter_guest(&a->ctx);

@@ -44,6 +44,13 @@ static inline uint64_t vcpu_arch_timer_deadline(const struct vcpu_arch *a)
 	return a->vstimecmp < a->timer_next ? a->vstimecmp : a->timer_next;
 }
 
+/*
+ * The loaded vCPU's timer into the copy vcpu_arch_timer_deadline reads, for a
+ * vCPU that stays loaded without running (Sstc: the guest writes vstimecmp
+ * directly, and the copy is what its last put saved)
+ */
+void vcpu_arch_sync_timer(struct vcpu_arch *a);
+
 /* The vCPU needs the hart back soon even without a trap (pending software LCOFI) */
 static inline bool vcpu_arch_wants_recheck(const struct vcpu_arch *a)
 {

@@ -183,7 +183,8 @@ static void test_deadline_kept_by_far_changes(void **state)
 /*
  * A counter close to its wrap that does not advance (the guest stays in a
  * filtered mode; QEMU's second counter of one event) costs ever fewer
- * traps: the deadline backs off, and comes back when the guest restarts it.
+ * traps: the deadline backs off, and comes back (to at most
+ * DEADLINE_KEPT_TICKS) when the guest restarts it.
  */
 static void test_deadline_backs_off(void **state)
 {
@@ -204,7 +205,43 @@ static void test_deadline_backs_off(void **state)
 	assert_int_equal(STOP(3, 1, 0).error, SBI_SUCCESS);
 	assert_int_equal(START(3, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, -5000UL).error,
 			 SBI_SUCCESS);
-	assert_int_equal(v->deadline, fake.now + 50);
+	assert_int_equal(v->deadline, fake.now + 1024);
+}
+
+/*
+ * A sampler: the platform signals every wrap, a little after the earliest
+ * time it could have come. The deadline learns that: after two that found
+ * nothing it comes after the LCOFI, for every sample after (it came first,
+ * a trap for nothing, once per sample).
+ */
+static void test_deadline_learns_across_restarts(void **state)
+{
+	int early = 0;
+
+	(void)state;
+	fake.nr_lcofi = 0;
+	fake.now = 1000;
+	cfg_start(3, 1, EV_INSTR, -10000UL);
+	for (int i = 0; i < 10; i++) {
+		/* 20 ticks of instructions the counter does not count, then 10,000 it does */
+		uint64_t t0 = fake.now, counted = 0;
+
+		fake.now += 20;
+		if (v->deadline < t0 + 20 + 10000 / 100) {
+			early++;
+			counted = (v->deadline - fake.now) * 100;
+			fake_advance(counted);
+			vpmu_timer(v); /* nothing yet */
+			assert_int_equal(fake.nr_lcofi, i);
+		}
+		fake_advance(10000 - counted + 1);
+		vpmu_overflow_irq(v);
+		assert_int_equal(fake.nr_lcofi, i + 1);
+		assert_int_equal(STOP(3, 1, 0).error, SBI_SUCCESS);
+		assert_int_equal(START(3, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, -10000UL).error,
+				 SBI_SUCCESS);
+	}
+	assert_int_equal(early, 2);
 }
 
 /*
@@ -298,6 +335,7 @@ int main(void)
 		T(test_deadline_only_near_wraps),
 		T(test_deadline_kept_by_far_changes),
 		T(test_deadline_backs_off),
+		T(test_deadline_learns_across_restarts),
 		T(test_deadline_after_load),
 		T(test_csr_read_rules),
 		T(test_scountovf_own_bits_only),

@@ -6,6 +6,7 @@
 #ifndef ARCH_TIMER_H
 #define ARCH_TIMER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 extern uint64_t stub_time;
@@ -14,7 +15,12 @@ static inline uint64_t timer_now(void)
 {
 	return stub_time;
 }
-/* Declared only: the code under test that arms a timer (core/hart.h) is not called on the host */
+/*
+ * Declared only: the code under test that arms a timer or naps (core/hart.h)
+ * is not called on the host
+ */
 void timer_arm(uint64_t when);
+bool timer_nap(uint64_t until);
+void timer_repost_ipi(void);
 
 #endif

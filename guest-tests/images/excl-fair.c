@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * excl-fair: no guest keeps another from running through exclusive counting
+ * (docs/vpmu.md): under QEMU -icount a vCPU whose hardware counters run
+ * holds a token and every other hart is parked meanwhile. Two guests, each
+ * pinned to its own hart; bootargs name the role:
+ *   "hog ms=<n>"   counts for n ms of its own time in two patterns, half each:
+ *                  (1) START an instret counter with SET_INIT_VALUE, 8 ms of
+ *                  work, STOP, 100 us without counting, again (it gives the
+ *                  token back just before its turn would end and asks for it
+ *                  again at once); (2) one START, then counting throughout
+ *   "neighbour ms=<n> max-gap-us=<g>"
+ *                  makes an SBI call per loop (and ~2 us of work) for n ms
+ *                  and measures, with
+ *                  rdtime, the longest time between two of its loops (any
+ *                  time its vCPU did not run); checks it against g
+ * Both print their figures and end with TEST DONE.
+ */
+#include "guest-tests/lib/gt.h"
+#include "guest-tests/lib/pmu.h"
+
+GT_IMAGE("excl-fair");
+
+/* the number after `name` (e.g. "ms=") in the bootargs, or def */
+static unsigned long arg_ul(const char *args, const char *name, unsigned long def)
+{
+	unsigned long len = __builtin_strlen(name), v = 0;
+
+	for (const char *p = args; p && *p; p++) {
+		if ((p != args && p[-1] != ' ') || __builtin_strncmp(p, name, len) != 0)
+			continue;
+		for (p += len; *p >= '0' && *p <= '9'; p++)
+			v = v * 10 + (unsigned long)(*p - '0');
+		return v;
+	}
+	return def;
+}
+
+static uint64_t us_to_ticks(unsigned long us)
+{
+	return us * gt_timebase() / 1000000;
+}
+
+static unsigned long ticks_to_us(uint64_t t)
+{
+	return (unsigned long)(t * 1000000 / gt_timebase());
+}
+
+/* About n instructions of work (2 per iteration) */
+static void spin(unsigned long n)
+{
+	asm volatile("1: addi %0, %0, -2\n\tbgtz %0, 1b" : "+r"(n));
+}
+
+/* Work in VS-mode until rdtime reaches `until`: rdtime every ~2,000 instructions */
+static void work_until(uint64_t until)
+{
+	while (gt_rdtime() < until)
+		spin(2000);
+}
+
+static void hog(const char *args)
+{
+	uint64_t half = us_to_ticks(arg_ul(args, "ms=", 400) * 1000 / 2), end;
+	unsigned long loops = 0, bad = 0;
+	struct gt_pmu_layout pl;
+	long c;
+
+	gt_pmu_layout(&pl);
+	c = gt_pmu_cfg_idx(0, pl.hw_mask, SBI_PMU_CFG_FLAG_CLEAR_VALUE, SBI_PMU_HW_INSTRUCTIONS);
+	if (!GT_CHECK_GE("hog-counter", c, 0))
+		gt_exit();
+	/* (1) counting that stops shortly before each turn would end */
+	for (end = gt_rdtime() + half; gt_rdtime() < end; loops++) {
+		bad += gt_pmu_start((unsigned long)c, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, 0)
+			       .error != SBI_SUCCESS;
+		work_until(gt_rdtime() + us_to_ticks(8000));
+		bad += gt_pmu_stop((unsigned long)c, 1, 0).error != SBI_SUCCESS;
+		work_until(gt_rdtime() + us_to_ticks(100));
+	}
+	gt_printf("excl-fair: hog: %lu loops of START, 8 ms, STOP, 100 us\n", loops);
+	GT_CHECK_EQ("hog-start-stop", bad, 0);
+	/* (2) counting throughout */
+	GT_CHECK_EQ("hog-steady-start", gt_pmu_start((unsigned long)c, 1, 0, 0).error, SBI_SUCCESS);
+	work_until(gt_rdtime() + half);
+	GT_CHECK_EQ("hog-steady-stop", gt_pmu_stop((unsigned long)c, 1, 0).error, SBI_SUCCESS);
+	gt_exit();
+}
+
+static void neighbour(const char *args)
+{
+	uint64_t end = gt_rdtime() + us_to_ticks(arg_ul(args, "ms=", 400) * 1000);
+	uint64_t last = gt_rdtime(), worst = 0, worst_at = 0, t0 = last;
+	unsigned long calls = 0;
+
+	while (last < end) {
+		uint64_t t;
+
+		spin(2000);
+		gt_sbi0(SBI_EXT_BASE, SBI_EXT_BASE_GET_SPEC_VERSION);
+		calls++;
+		t = gt_rdtime();
+		if (t - last > worst) {
+			worst = t - last;
+			worst_at = last - t0;
+		}
+		last = t;
+	}
+	gt_printf("excl-fair: neighbour: %lu SBI calls in %lu ms, longest gap %lu us (at %lu ms)\n",
+		  calls, ticks_to_us(last - t0) / 1000, ticks_to_us(worst),
+		  ticks_to_us(worst_at) / 1000);
+	GT_CHECK_LE("neighbour-longest-gap-us", ticks_to_us(worst),
+		    arg_ul(args, "max-gap-us=", 20000));
+	gt_exit();
+}
+
+void gt_main(unsigned long hartid, const void *fdt)
+{
+	const char *args = gt_fdt_getprop("/chosen", "bootargs", NULL);
+
+	(void)hartid;
+	(void)fdt;
+	if (args && __builtin_strncmp(args, "hog", 3) == 0)
+		hog(args);
+	neighbour(args);
+}
