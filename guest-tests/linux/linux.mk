@@ -130,7 +130,8 @@ $(LG_OUT)/gen_init_cpio: $(LG_SRC)/.pmuvisor-extracted
 
 # BusyBox: /bin/busybox and one link per applet, all in /bin (/sbin, /usr/bin and /usr/sbin
 # are links to it); an applet never replaces a file of ours (/init, /bin/perf, workloads).
-LG_BB_SKIP := init linuxrc perf $(foreach l,$(LG_LOOPS),$(firstword $(subst :, ,$(l)))) nsleep
+LG_BB_SKIP := init linuxrc perf $(foreach l,$(LG_LOOPS),$(firstword $(subst :, ,$(l)))) nsleep \
+	      timeit mkdata
 $(LG_OUT)/initramfs.list: $(LG_DIR)/linux.mk $(LG_OUT)/busybox.links
 	@mkdir -p $(dir $@)
 	{ \
@@ -145,6 +146,8 @@ $(LG_OUT)/initramfs.list: $(LG_DIR)/linux.mk $(LG_OUT)/busybox.links
 	echo 'slink /usr/bin /bin 0777 0 0'; \
 	echo 'slink /usr/sbin /bin 0777 0 0'; \
 	echo 'file /init $(LG_OUT)/init 0755 0 0'; \
+	echo 'slink /bin/timeit /init 0777 0 0'; \
+	echo 'slink /bin/mkdata /init 0777 0 0'; \
 	echo 'file /bin/perf $(LG_OUT)/perf 0755 0 0'; \
 	echo 'file /bin/busybox $(LG_OUT)/busybox 0755 0 0'; \
 	$(foreach w,$(LG_WL_ELFS),echo 'file /bin/$(basename $(notdir $(w))) $(w) 0755 0 0';) \
