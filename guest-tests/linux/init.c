@@ -93,6 +93,10 @@ static const struct step perf_check[] = {
 	{"perf script instructions:u loop-5m #2", SCRIPT_IP},
 	{"perf stat loop-100m", "/bin/perf stat -x , -e instructions:u,cycles:u /bin/loop-100m"},
 	{"perf stat fw nsleep", "/bin/perf stat -x , -a -e " FW_EVENTS " /bin/nsleep"},
+	{NULL, "/bin/mkdata /tmp/data 100000"},
+	{"perf record default gzip",
+	 "/bin/perf record -o /tmp/perf.data /bin/gzip -k -f /tmp/data"},
+	{"perf report default gzip", REPORT " --sort sym"},
 	{"uptime", "cat /proc/uptime"},
 	{NULL, NULL}};
 
