@@ -19,8 +19,8 @@ RV_CFLAGS := $(RV_ARCH) -O2 -g -ffreestanding -fno-common -fno-pie -fno-stack-pr
 	     -isystem $(shell $(CC_RV) -print-file-name=include-fixed) -Wall -Wextra -Werror -MMD -MP
 RV_LIBS   := -L$(PICOLIBC)/lib/rv64imac/lp64 -lc $(shell $(CC_RV) -march=rv64imac -mabi=lp64 -print-libgcc-file-name)
 
-.PHONY: all deps hv hv-debug run test unit guest-images bundles bench fuzz soak sampling parity profile clean format \
-	lint
+.PHONY: all deps hv hv-debug run test unit guest-images bundles bench bench-linux fuzz soak sampling \
+	parity profile walltime clean format lint
 all: hv bundles
 
 deps:
@@ -154,6 +154,13 @@ bench: deps
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory kvm-peer && kvm= || kvm=--kvm-build-failed; \
 	$(PYTHON) tools/bench.py $$kvm $(BENCH_ARGS)
+
+# What profiling costs a Linux guest next to bare metal (tools/e2e.py, about 8 min on 2 cores):
+# regenerates its table in docs/performance.md; BENCH_LINUX_ARGS=--breakdown traces where the
+# instructions go instead (about 15 min)
+bench-linux: deps
+	@$(MAKE) --no-print-directory all
+	@$(PYTHON) tools/e2e.py --update docs/performance.md $(BENCH_LINUX_ARGS)
 
 # perf natively and in a guest, the same commands: regenerates the table in docs/linux-guest.md
 parity: deps

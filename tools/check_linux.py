@@ -25,6 +25,9 @@ machine-readable scripts use `perf stat -x ,` ("<count>,,<event>,...") and `perf
     fw-all         all 22 standard firmware events at once, per task (`perf stat fw22`) and
                    system-wide (`fw22a`): every row reads a count (0 for events the hypervisor
                    never sees) and counted 100% of the time (no event left out of the schedule)
+    symbols        every `perf record` of BusyBox gzip: `perf report` names its user samples
+                   by function, each a symbol of BusyBox (build/linux/busybox.debug, the file
+                   perf finds by build ID in the guest), none a bare address
 """
 import argparse
 import os
@@ -89,6 +92,14 @@ def loop_range(build):
 
 def workload_elf(build):
     return os.path.join(build, "linux", "workloads", RECORD_WORKLOAD + ".elf")
+
+
+def busybox_symbols(build):
+    """Function names of BusyBox's symbol table, as perf in the guest finds it."""
+    out = subprocess.run([NM, os.path.join(build, "linux", "busybox.debug")],
+                         capture_output=True, text=True, check=True).stdout
+    return {p[2] for p in (ln.split() for ln in out.splitlines())
+            if len(p) == 3 and p[1] in "tTwW"}
 
 
 def map_base(build):
@@ -250,7 +261,7 @@ def parse_words(words):
     spec = {}
     for w in words:
         key, _, val = w.partition("=")
-        if key not in ("probe", "exact", "approx", "record", "fw", "fw-all"):
+        if key not in ("probe", "exact", "approx", "record", "fw", "fw-all", "symbols"):
             raise ValueError(f"unknown linux check {w!r}")
         spec[key] = val
     return spec
@@ -350,6 +361,25 @@ def check_guest(name, info, spec, res, verbose, native=None, build=None):
                     res.fail(cname, f"{raw} counted {pct}% of the time")
                 else:
                     res.ok(cname, verbose)
+
+    if "symbols" in spec:
+        recs = [r for r in info["recordings"] if r["workload"] == "gzip"]
+        known = busybox_symbols(build) if recs else set()
+        if not recs:
+            res.fail(f"{name}:linux:symbols", "the guest ran no perf record of gzip")
+        for i, rec in enumerate(recs):
+            cname = f"{name}:linux:symbols-{i + 1}-gzip"
+            bad = [f"{len(rec['ips'])} samples by address only: " +
+                   ", ".join(f"{ip:#x}" for ip in rec["ips"][:4])] if rec["ips"] else []
+            if not rec["syms"]:
+                bad.append("perf report named no user function")
+            elif not set(rec["syms"]) <= known:
+                bad.append("not BusyBox functions: " +
+                           ", ".join(sorted(set(rec["syms"]) - known)[:6]))
+            if bad:
+                res.fail(cname, "; ".join(bad))
+            else:
+                res.ok(cname, verbose)
 
     if info["done"] is None:
         res.fail(f"{name}:linux:done", "no '=== done ===' line from /init")

@@ -8,13 +8,20 @@
  * step and "=== done ===" at the end, then powers off (SBI SRST).
  * "pmuvisor.run=shell" runs BusyBox sh on the console instead;
  * "pmuvisor.delay=<ms>" sleeps before the script.
+ *
+ * The same binary is /bin/timeit and /bin/mkdata (links to /init; the name
+ * it is run by chooses): timeit runs a command and prints its elapsed
+ * CLOCK_MONOTONIC time, mkdata writes a deterministic text file (the input
+ * of the gzip workload of tools/e2e.py).
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
@@ -86,6 +93,10 @@ static const struct step perf_check[] = {
 	{"perf script instructions:u loop-5m #2", SCRIPT_IP},
 	{"perf stat loop-100m", "/bin/perf stat -x , -e instructions:u,cycles:u /bin/loop-100m"},
 	{"perf stat fw nsleep", "/bin/perf stat -x , -a -e " FW_EVENTS " /bin/nsleep"},
+	{NULL, "/bin/mkdata /tmp/data 100000"},
+	{"perf record default gzip",
+	 "/bin/perf record -o /tmp/perf.data /bin/gzip -k -f /tmp/data"},
+	{"perf report default gzip", REPORT " --sort sym"},
 	{"uptime", "cat /proc/uptime"},
 	{NULL, NULL}};
 
@@ -352,6 +363,100 @@ static void shell(void)
 		;
 }
 
+/*
+ * timeit [-q] CMD [ARG...]: run CMD (its stdout to /dev/null with -q) and
+ * print "[timeit] <ns> ns, status <n>: CMD", the CLOCK_MONOTONIC time from
+ * before the fork to after the wait. Under QEMU -icount shift=0 one
+ * nanosecond is one instruction executed by the machine (tools/e2e.py).
+ */
+static int timeit(int argc, char **argv)
+{
+	struct timespec t0, t1;
+	int quiet = 0, status, fd;
+	long long ns;
+	pid_t pid;
+
+	if (argc > 1 && !strcmp(argv[1], "-q")) {
+		quiet = 1;
+		argc--;
+		argv++;
+	}
+	if (argc < 2) {
+		fprintf(stderr, "usage: timeit [-q] CMD [ARG...]\n");
+		return 2;
+	}
+	fflush(stdout);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	pid = fork();
+	if (pid < 0) {
+		perror("timeit: fork");
+		return 127;
+	}
+	if (!pid) {
+		fd = quiet ? open("/dev/null", O_WRONLY) : -1;
+		if (fd >= 0)
+			dup2(fd, 1);
+		execvp(argv[1], argv + 1);
+		fprintf(stderr, "timeit: %s: %s\n", argv[1], strerror(errno));
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return 127;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ns = (long long)(t1.tv_sec - t0.tv_sec) * 1000000000LL + (t1.tv_nsec - t0.tv_nsec);
+	status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	printf("[timeit] %lld ns, status %d: %s\n", ns, status, argv[1]);
+	return status;
+}
+
+/*
+ * mkdata FILE BYTES: BYTES of text made of words of a small vocabulary,
+ * the rarer the further down the list, and numbers; the same every time
+ * (xorshift64 from a fixed seed). gzip compresses it to 27 %.
+ */
+static int mkdata(int argc, char **argv)
+{
+	static const char *const words[] = {
+		"the",	  "of",	      "counter", "event",  "and",    "guest",	 "to",
+		"sample", "in",	      "a",	 "hart",   "perf",   "overflow", "is",
+		"vcpu",	  "for",      "period",	 "record", "kernel", "user",	 "mode",
+		"trap",	  "handler",  "stop",	 "start",  "config", "snapshot", "shared",
+		"memory", "firmware", "call",	 "cycle"};
+	uint64_t x = 0x9e3779b97f4a7c15ULL;
+	long long left;
+	FILE *f;
+
+	if (argc != 3 || atoll(argv[2]) <= 0) {
+		fprintf(stderr, "usage: mkdata FILE BYTES\n");
+		return 2;
+	}
+	f = fopen(argv[1], "w");
+	if (!f) {
+		perror(argv[1]);
+		return 1;
+	}
+	for (left = atoll(argv[2]); left > 0;) {
+		char word[32];
+		int n;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		/* the AND of two uniform indices favours the first words */
+		if ((x >> 40) % 8)
+			n = snprintf(word, sizeof(word), "%s%c", words[(x & 31) & ((x >> 5) & 31)],
+				     (x >> 10) % 12 ? ' ' : '\n');
+		else
+			n = snprintf(word, sizeof(word), "%u ", (unsigned)(x >> 20) % 100000);
+		if (n > left)
+			n = (int)left;
+		fwrite(word, 1, (size_t)n, f);
+		left -= n;
+	}
+	return fclose(f) ? 1 : 0;
+}
+
 /* value of "<key>" (e.g. "pmuvisor.run=") in /proc/cmdline, into buf */
 static void cmdline_param(const char *key, const char *def, char *buf, size_t len)
 {
@@ -369,6 +474,49 @@ static void cmdline_param(const char *key, const char *def, char *buf, size_t le
 	fclose(f);
 }
 
+/*
+ * pmuvisor.run=cmds: run the commands given on the kernel command line as
+ * pmuvisor.cmd=WORD,WORD,... in order (a comma stands for a space, %XX for
+ * the byte of hex XX: "%2C" is a comma), each after "=== cmd <n> ===".
+ */
+static void run_cmds(void)
+{
+	char cmdline[LINE_MAX_LEN], line[LINE_MAX_LEN], *p, *save, *o;
+	const char *key = "pmuvisor.cmd=";
+	FILE *f = fopen("/proc/cmdline", "r");
+	int n = 0, ret;
+
+	if (!f || !fgets(cmdline, sizeof(cmdline), f)) {
+		printf("[init] cmds: no /proc/cmdline\n");
+		if (f)
+			fclose(f);
+		return;
+	}
+	fclose(f);
+	for (p = strtok_r(cmdline, " \n", &save); p; p = strtok_r(NULL, " \n", &save)) {
+		if (strncmp(p, key, strlen(key)))
+			continue;
+		for (p += strlen(key), o = line; *p && o < line + sizeof(line) - 1; p++) {
+			if (*p == ',') {
+				*o++ = ' ';
+			} else if (*p == '%' && isxdigit((unsigned char)p[1]) &&
+				   isxdigit((unsigned char)p[2])) {
+				char hex[3] = {p[1], p[2], '\0'};
+
+				*o++ = (char)strtol(hex, NULL, 16);
+				p += 2;
+			} else {
+				*o++ = *p;
+			}
+		}
+		*o = '\0';
+		printf("=== cmd %d ===\n", ++n);
+		ret = run_line(line);
+		if (ret)
+			printf("[init] cmd %d exited with %d\n", n, ret);
+	}
+}
+
 static void do_mount(const char *src, const char *dir, const char *type)
 {
 	mkdir(dir, 0755);
@@ -376,11 +524,17 @@ static void do_mount(const char *src, const char *dir, const char *type)
 		fprintf(stderr, "[init] mount %s on %s: %s\n", type, dir, strerror(errno));
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	const char *self = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
 	const struct script *s;
 	struct timespec ts;
 	char name[64], delay[16];
+
+	if (!strcmp(self, "timeit"))
+		return timeit(argc, argv);
+	if (!strcmp(self, "mkdata"))
+		return mkdata(argc, argv);
 
 	do_mount("proc", "/proc", "proc");
 	do_mount("sysfs", "/sys", "sysfs");
@@ -414,6 +568,8 @@ int main(void)
 			;
 		if (s->name)
 			run_script(s);
+		else if (!strcmp(name, "cmds"))
+			run_cmds();
 		else
 			printf("[init] unknown script '%s'\n", name);
 		clock_gettime(CLOCK_MONOTONIC, &ts);
