@@ -303,6 +303,11 @@ bool console_data_line(const char *s, size_t len, bool force)
 	}
 	put_hv_held_locked();
 	end_line_locked();
+	/* straight to the UART while nothing waits before it: a profile is long, the ring short */
+	while (len && tx_head == tx_tail && uart_tx_ready()) {
+		uart_tx(*s++);
+		len--;
+	}
 	puts_locked(s, len);
 	out_locked('\n');
 	console_unlock();

@@ -37,8 +37,8 @@ static struct hv_config config;
 
 void hv_poweroff(bool failure)
 {
+	profile_flush_all(); /* its last lines go through the console's ring too */
 	console_flush_all();
-	profile_flush_all();
 	/* SBI SRST cannot say "failed" to QEMU; its test device can (exit code 1) */
 	if (failure && host.finisher_base)
 		*(volatile uint32_t *)host.finisher_base = FINISHER_FAIL | (1U << 16);
