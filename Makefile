@@ -167,6 +167,12 @@ parity: deps
 	@$(MAKE) --no-print-directory all
 	@$(PYTHON) tools/parity.py --update docs/linux-guest.md
 
+# Wall-clock time of a perf user's shell session, natively and in a guest on both backends,
+# alternating (tools/walltime.py; WALLTIME_ARGS=--rounds 3, ...)
+walltime: deps
+	@$(MAKE) --no-print-directory all
+	@$(PYTHON) tools/walltime.py $(WALLTIME_ARGS)
+
 # Longer runs on demand, not part of make test
 fuzz: deps
 	@$(MAKE) --no-print-directory all unit

@@ -170,7 +170,7 @@ class Result:
 
 def run_process(cmd, timeout, log_path=None, echo=None, stop_re=None, elf=None, cwd=None,
                 stall=None, dialog=None, step_timeout=None, raw=None, interactive=False,
-                env=None):
+                env=None, started=None):
     """Run cmd (QEMU or any program), collecting output lines.
 
     timeout: seconds before it is killed (None: never); stall: seconds without output before it
@@ -182,7 +182,8 @@ def run_process(cmd, timeout, log_path=None, echo=None, stop_re=None, elf=None, 
     .harts. dialog: [(regex, text)]: type each text on cmd's stdin once the output since the
     previous step matches its regex (partial lines too: a prompt); dialog[i] is replaced by the
     output it matched, or by None if it never did. step_timeout: seconds each dialog step may
-    wait for its regex before the run is killed as hung.
+    wait for its regex before the run is killed as hung. started: callable(pid), called once
+    the process runs.
     """
     res = Result()
     mon = None
@@ -198,6 +199,8 @@ def run_process(cmd, timeout, log_path=None, echo=None, stop_re=None, elf=None, 
                             env=None if env is None else {**os.environ, **env},
                             stdin=None if interactive else
                             subprocess.PIPE if dialog else subprocess.DEVNULL)
+    if started:
+        started(proc.pid)
     done_at = [None]
     last_out = [t0]
     steps = list(dialog or [])
