@@ -59,20 +59,22 @@
 #define FAR_COUNTS (1ULL << 48)
 /*
  * The deadline is a fallback for overflows the platform does not signal:
- * never sooner than this many timer ticks (a trap costs several), and
- * twice as late each time it finds nothing, up to the maximum (a counter
- * that does not advance, e.g. a second counter of one event on QEMU, or a
- * guest staying in a filtered mode, must not cost a trap every tick).
+ * this many timer ticks after the earliest time a counter could wrap (the
+ * hart also runs what the counter does not count, the hypervisor's and
+ * filtered modes' instructions, so the platform's own interrupt comes a
+ * little after that time, and a deadline right at it would trap first),
+ * and twice as late each time it finds nothing, up to the maximum (a
+ * counter that does not advance, e.g. a second counter of one event on
+ * QEMU, or a guest staying in a filtered mode, must not cost a trap every
+ * tick).
  */
 #define DEADLINE_MIN_TICKS 32
 #define DEADLINE_MAX_TICKS (1UL << 17)
 /*
  * ... and what a START keeps of it (about 100 us at 10 MHz): a sampler
- * restarts its counter near the top after every sample, and its deadline,
- * computed for the earliest possible wrap, came before the platform's own
- * LCOFI every time (the hypervisor's and the guest's filtered instructions
- * advance the time, not the counter): a trap per sample for nothing. What
- * the deadline learned holds for the next sample, up to this, so that a
+ * restarts its counter near the top after every sample; where more than
+ * DEADLINE_MIN_TICKS of uncounted work follows each START, what the
+ * deadline learned holds for the next sample, up to this, so that a
  * counter that stood still does not delay a new sampler's lost wraps long.
  */
 #define DEADLINE_KEPT_TICKS 1024

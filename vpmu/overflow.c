@@ -87,9 +87,7 @@ static uint64_t deadline_of(struct vpmu *v, uint32_t run)
 		left = w - (vpmu_phys_read(i) & w);
 		if (left >= FAR_COUNTS)
 			continue;
-		wait = left / layout.counts_per_tick + 1;
-		if (wait < v->backoff)
-			wait = v->backoff;
+		wait = left / layout.counts_per_tick + v->backoff;
 		if (!now)
 			now = vpmu_host_now();
 		if (now + wait < best)
@@ -100,8 +98,8 @@ static uint64_t deadline_of(struct vpmu *v, uint32_t run)
 
 /*
  * When must the hart look again? A counter advances at most
- * layout.counts_per_tick per timer tick, so none of them can wrap before
- * v->deadline. The core arms the hart's timer for it.
+ * layout.counts_per_tick per timer tick, so none of them can wrap sooner
+ * than the backoff before v->deadline. The core arms the hart's timer for it.
  */
 void ovf_update_deadline(struct vpmu *v)
 {

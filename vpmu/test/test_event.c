@@ -248,7 +248,7 @@ static void test_config_keeps_deadline(void **state)
 	(void)state;
 	cfg_start(4, 1, EV_DTLB_RD, -5000UL);
 	d = v->deadline;
-	assert_int_equal(d, fake.now + 4999 / 100 + 1);
+	assert_int_equal(d, fake.now + 4999 / 100 + 32);
 	fake.now += 10;
 	assert_int_equal(CFG(3, 1, 0, EV_INSTR, 0).value, 3);
 	assert_int_equal(v->deadline, d);

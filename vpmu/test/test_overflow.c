@@ -114,12 +114,15 @@ static void test_lost_overflow_found_at_deadline(void **state)
 	fake.nr_lcofi = 0;
 	fake.now = 1000;
 	cfg_start(3, 1, EV_INSTR, -10000UL);
-	assert_int_equal(v->deadline, 1000 + 9999 / 100 + 1);
+	assert_int_equal(v->deadline, 1000 + 9999 / 100 + 32);
 	fake_advance(9999);
-	vpmu_timer(v); /* too early: nothing */
+	vpmu_timer(v); /* before the deadline: not even a look */
 	assert_int_equal(fake.nr_lcofi, 0);
 	fake_advance(50);
 	assert_false(fake.c[3].of);
+	vpmu_timer(v); /* wrapped, but still before the deadline */
+	assert_int_equal(fake.nr_lcofi, 0);
+	fake.now = v->deadline;
 	vpmu_timer(v);
 	assert_int_equal(fake.nr_lcofi, 1);
 	assert_int_equal(v->overflow, 1UL << 3);
@@ -133,7 +136,8 @@ static void test_lost_overflow_found_at_deadline(void **state)
 	assert_int_equal(STOP(3, 1, 0).error, SBI_SUCCESS);
 	assert_int_equal(START(3, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, -200UL).error, SBI_SUCCESS);
 	assert_int_equal(v->overflow, 0);
-	assert_int_equal(v->deadline, fake.now + 32); /* never sooner than 32 ticks */
+	/* 32 ticks after the earliest wrap */
+	assert_int_equal(v->deadline, fake.now + 199 / 100 + 32);
 	fake_advance(300);
 	vpmu_overflow_irq(v); /* any trap looks too */
 	assert_int_equal(fake.nr_lcofi, 2);
@@ -148,7 +152,7 @@ static void test_deadline_only_near_wraps(void **state)
 	cfg_start(3, 1, EV_INSTR, 0x8000000000000001UL); /* Linux's counting start */
 	assert_int_equal(v->deadline, UINT64_MAX);
 	cfg_start(4, 1, EV_DTLB_RD, -5000UL);
-	assert_int_equal(v->deadline, fake.now + 4999 / 100 + 1);
+	assert_int_equal(v->deadline, fake.now + 4999 / 100 + 32);
 	assert_int_equal(STOP(4, 1, 0).error, SBI_SUCCESS);
 	assert_int_equal(v->deadline, UINT64_MAX);
 	vpmu_vcpu_put(v);
@@ -169,7 +173,7 @@ static void test_deadline_kept_by_far_changes(void **state)
 	(void)state;
 	cfg_start(4, 1, EV_DTLB_RD, -5000UL);
 	d = v->deadline;
-	assert_int_equal(d, fake.now + 4999 / 100 + 1);
+	assert_int_equal(d, fake.now + 4999 / 100 + 32);
 	cfg_start(3, 1, EV_INSTR, 0x8000000000000001UL);
 	assert_int_equal(v->deadline, d);
 	assert_int_equal(STOP(3, 1, 0).error, SBI_SUCCESS);
@@ -205,29 +209,30 @@ static void test_deadline_backs_off(void **state)
 	assert_int_equal(STOP(3, 1, 0).error, SBI_SUCCESS);
 	assert_int_equal(START(3, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, -5000UL).error,
 			 SBI_SUCCESS);
-	assert_int_equal(v->deadline, fake.now + 1024);
+	assert_int_equal(v->deadline, fake.now + 4999 / 100 + 1024);
 }
 
 /*
  * A sampler: the platform signals every wrap, a little after the earliest
- * time it could have come. The deadline learns that: after two that found
- * nothing it comes after the LCOFI, for every sample after (it came first,
- * a trap for nothing, once per sample).
+ * time it could have come (the uncounted work after each START). Up to 32
+ * ticks of it, the deadline comes after the LCOFI from the first sample;
+ * with more, it learns: after one that found nothing it comes after the
+ * LCOFI, for every sample after (it came first, a trap for nothing, once
+ * per sample).
  */
-static void test_deadline_learns_across_restarts(void **state)
+static void sampler_early_deadlines(uint64_t uncounted, int want_early)
 {
 	int early = 0;
 
-	(void)state;
 	fake.nr_lcofi = 0;
 	fake.now = 1000;
 	cfg_start(3, 1, EV_INSTR, -10000UL);
 	for (int i = 0; i < 10; i++) {
-		/* 20 ticks of instructions the counter does not count, then 10,000 it does */
+		/* ticks of instructions the counter does not count, then 10,000 it does */
 		uint64_t t0 = fake.now, counted = 0;
 
-		fake.now += 20;
-		if (v->deadline < t0 + 20 + 10000 / 100) {
+		fake.now += uncounted;
+		if (v->deadline < t0 + uncounted + 10000 / 100) {
 			early++;
 			counted = (v->deadline - fake.now) * 100;
 			fake_advance(counted);
@@ -241,7 +246,19 @@ static void test_deadline_learns_across_restarts(void **state)
 		assert_int_equal(START(3, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, -10000UL).error,
 				 SBI_SUCCESS);
 	}
-	assert_int_equal(early, 2);
+	assert_int_equal(early, want_early);
+}
+
+static void test_deadline_after_the_sampler_lcofi(void **state)
+{
+	(void)state;
+	sampler_early_deadlines(20, 0);
+}
+
+static void test_deadline_learns_across_restarts(void **state)
+{
+	(void)state;
+	sampler_early_deadlines(50, 1);
 }
 
 /*
@@ -264,13 +281,13 @@ static void test_deadline_after_load(void **state)
 	assert_int_equal(v->deadline, UINT64_MAX);
 	fake.now += 3;
 	vpmu_vcpu_load(v);
-	assert_int_equal(v->deadline, fake.now + 3999 / 100 + 1);
+	assert_int_equal(v->deadline, fake.now + 3999 / 100 + 32);
 	/* counter 4 taken by another vCPU meanwhile: configured again, still near */
 	w = switch_to_other();
 	assert_int_equal(vpmu_counter_config_matching(w, 4, 1, 0, EV_INSTR, 0).value, 4);
 	vpmu_vcpu_put(w);
 	vpmu_vcpu_load(v);
-	assert_int_equal(v->deadline, fake.now + 3999 / 100 + 1);
+	assert_int_equal(v->deadline, fake.now + 3999 / 100 + 32);
 	assert_int_equal(vpmu_ctr_value(v, 4), -4000UL);
 }
 
@@ -335,6 +352,7 @@ int main(void)
 		T(test_deadline_only_near_wraps),
 		T(test_deadline_kept_by_far_changes),
 		T(test_deadline_backs_off),
+		T(test_deadline_after_the_sampler_lcofi),
 		T(test_deadline_learns_across_restarts),
 		T(test_deadline_after_load),
 		T(test_csr_read_rules),
