@@ -300,6 +300,23 @@ void excl_release(struct hart *h)
 }
 
 /*
+ * Hart i has parked for generation gen and executes nothing more: also the
+ * IPI we sent it (sent; its count of IPIs taken was seen) has arrived. An
+ * IPI goes through the SBI and may arrive after the hart parked; the
+ * firmware's IPI handler and the hart's look at the token would then run
+ * while we count. Awake, it withdraws its acknowledgement before the IPI
+ * is counted (timer_wait_ipi), so an acknowledgement read after the count
+ * is the one before its last wfi.
+ */
+static bool parked_quiet(unsigned int i, unsigned long gen, bool sent, unsigned long seen)
+{
+	if (sent && __atomic_load_n(&harts[i].arch.ipis, __ATOMIC_ACQUIRE) == seen)
+		return false;
+	return (__atomic_load_n(&excl_parked, __ATOMIC_ACQUIRE) & BIT(i)) &&
+	       __atomic_load_n(&harts[i].excl.park_gen, __ATOMIC_ACQUIRE) == gen;
+}
+
+/*
  * Take the token and wait until every other hart has parked; false if
  * another hart holds it (we parked until its release) or it is another
  * hart's turn (we waited for it to end, or for an IPI): look at the queue
@@ -325,7 +342,7 @@ void excl_release(struct hart *h)
 bool excl_acquire(struct hart *h)
 {
 	unsigned long others = (BIT(nr_harts) - 1) & ~BIT(h->index);
-	unsigned long token, gen;
+	unsigned long token, gen, sent = 0, seen[HART_MAX] = {0};
 	bool napped = false, kicked = false;
 
 	if (excl_blocked(h)) {
@@ -346,12 +363,13 @@ bool excl_acquire(struct hart *h)
 	gen = excl_gen(token) + 1;
 	for (unsigned int i = 0; i < nr_harts; i++)
 		if ((others & BIT(i)) &&
-		    !(__atomic_load_n(&excl_parked, __ATOMIC_ACQUIRE) & BIT(i)))
+		    !(__atomic_load_n(&excl_parked, __ATOMIC_ACQUIRE) & BIT(i))) {
+			sent |= BIT(i);
+			seen[i] = __atomic_load_n(&harts[i].arch.ipis, __ATOMIC_ACQUIRE);
 			hart_send_ipi(harts[i].hartid);
+		}
 	for (unsigned int i = 0; i < nr_harts; i++)
-		while ((others & BIT(i)) &&
-		       (!(__atomic_load_n(&excl_parked, __ATOMIC_ACQUIRE) & BIT(i)) ||
-			__atomic_load_n(&harts[i].excl.park_gen, __ATOMIC_ACQUIRE) != gen)) {
+		while ((others & BIT(i)) && !parked_quiet(i, gen, (sent >> i) & 1, seen[i])) {
 			napped = true;
 			kicked |= timer_nap(timer_now() + nap_ticks);
 		}

@@ -151,7 +151,7 @@ static void handle_irq(struct vcpu *v, unsigned long irq)
 		console_poll();	      /* output that waited for the UART, if any */
 		break;
 	case IRQ_S_SOFT:
-		csr_clear(CSR_SIP, BIT(IRQ_S_SOFT));
+		timer_take_ipi();
 		break;
 	case IRQ_PMU_OVF:
 		/* counters only count guest modes: the overflow is the running vCPU's */

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "arch/riscv/csr.h"
+#include "arch/riscv/percpu.h"
 #include "arch/riscv/sbi_call.h"
 #include "arch/riscv/timer.h"
+#include "arch/riscv/vcpu_arch.h"
 
 #define SIP_SSIP (1UL << 1)
 #define SIP_STIP (1UL << 5)
@@ -31,9 +33,21 @@ void timer_ack(void)
 	timer_write(UINT64_MAX);
 }
 
-void timer_wait_ipi(bool timer, volatile unsigned long *signal, unsigned long val)
+bool timer_take_ipi(void)
+{
+	struct arch_hart *a = (struct arch_hart *)percpu_base();
+
+	if (!(csr_read(CSR_SIP) & SIP_SSIP))
+		return false;
+	csr_clear(CSR_SIP, SIP_SSIP);
+	__atomic_add_fetch(&a->ipis, 1, __ATOMIC_SEQ_CST);
+	return true;
+}
+
+bool timer_wait_ipi(bool timer, volatile unsigned long *signal, unsigned long val)
 {
 	unsigned long sie = csr_read(CSR_SIE), vsie = csr_read(CSR_VSIE);
+	bool ipi;
 
 	/*
 	 * wfi also ends for the loaded vCPU's pending interrupts (a VS timer
@@ -41,18 +55,20 @@ void timer_wait_ipi(bool timer, volatile unsigned long *signal, unsigned long va
 	 */
 	csr_write(CSR_VSIE, 0);
 	csr_write(CSR_SIE, SIP_SSIP | (timer ? SIP_STIP : 0));
-	if (csr_read(CSR_SIP) & SIP_SSIP) {
-		/* an IPI is here already: no signal, the caller looks again */
-		csr_clear(CSR_SIP, SIP_SSIP);
-	} else if (signal) {
-		asm volatile("sd %1, 0(%0)\n\twfi" : : "r"(signal), "r"(val) : "memory");
-		csr_clear(CSR_SIP, SIP_SSIP);
-	} else {
-		asm volatile("wfi");
-		csr_clear(CSR_SIP, SIP_SSIP);
+	/* an IPI here already: no signal, the caller looks again */
+	if (!(csr_read(CSR_SIP) & SIP_SSIP)) {
+		if (signal) {
+			asm volatile("sd %1, 0(%0)\n\twfi" : : "r"(signal), "r"(val) : "memory");
+			/* awake: the signal is withdrawn before the IPI is counted taken */
+			__atomic_store_n(signal, ~0UL, __ATOMIC_SEQ_CST);
+		} else {
+			asm volatile("wfi");
+		}
 	}
+	ipi = timer_take_ipi();
 	csr_write(CSR_SIE, sie);
 	csr_write(CSR_VSIE, vsie);
+	return ipi;
 }
 
 unsigned long timer_idle(void)
@@ -61,8 +77,7 @@ unsigned long timer_idle(void)
 
 	asm volatile("wfi");
 	sip = csr_read(CSR_SIP);
-	if (sip & SIP_SSIP)
-		csr_clear(CSR_SIP, SIP_SSIP);
+	timer_take_ipi();
 	if (sip & SIP_STIP)
 		timer_ack();
 	return sip;
@@ -78,9 +93,7 @@ bool timer_nap(uint64_t until)
 	timer_write(until);
 	if (!(csr_read(CSR_SIP) & SIP_SSIP))
 		asm volatile("wfi");
-	ipi = (csr_read(CSR_SIP) & SIP_SSIP) != 0;
-	if (ipi)
-		csr_clear(CSR_SIP, SIP_SSIP);
+	ipi = timer_take_ipi();
 	timer_write(UINT64_MAX);
 	csr_write(CSR_SIE, sie);
 	csr_write(CSR_VSIE, vsie);

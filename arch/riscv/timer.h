@@ -18,6 +18,12 @@ static inline uint64_t timer_now(void)
 void timer_arm(uint64_t when);
 /* Take the pending HS timer interrupt: disarm it */
 void timer_ack(void);
+/*
+ * Take a pending IPI, if any: clear it and count it in this hart's
+ * arch_hart.ipis (every wait below takes IPIs this way), so that another
+ * hart can tell when an IPI it sent has arrived. Returns whether there was one.
+ */
+bool timer_take_ipi(void);
 /* Wait with interrupts masked until something is pending; returns sip */
 unsigned long timer_idle(void);
 /*
@@ -26,9 +32,10 @@ unsigned long timer_idle(void);
  * and stay pending. Takes the IPI; returns at once if one is pending already. Else,
  * if signal is not NULL, `val` is stored to *signal by the instruction right
  * before wfi: whoever sees it knows this hart executes nothing more until
- * an IPI wakes it.
+ * an IPI wakes it; awake, it stores ~0 there first. Returns whether it took
+ * an IPI.
  */
-void timer_wait_ipi(bool timer, volatile unsigned long *signal, unsigned long val);
+bool timer_wait_ipi(bool timer, volatile unsigned long *signal, unsigned long val);
 /*
  * Halt until `until` or an IPI, whichever comes first; other interrupts do not
  * end it. The timer is left disarmed. Returns whether an IPI came (taken: give
