@@ -274,9 +274,11 @@ void profile_start(void)
 			continue;
 		}
 		hv_printf("pmuvisor: guest %s: profiled: event 0x%x every %lu, on counter %u "
-			  "(not offered to the guest), chains of %u frames\n",
+			  "(not offered to the guest: %u hardware counters left to it), chains of "
+			  "%u frames\n",
 			  cfg->name, cfg->pmu.profile.event_idx,
-			  (unsigned long)cfg->pmu.profile.period, ctr, cfg->profile_depth);
+			  (unsigned long)cfg->pmu.profile.period, ctr,
+			  vpmu_hw_offered(&vms[i]->vcpus[0]->vpmu), cfg->profile_depth);
 		if (!first)
 			first = cfg;
 	}

@@ -116,6 +116,12 @@ void vpmu_fw_event(struct vpmu *v, unsigned int fw_event, uint64_t n);
  */
 unsigned int vpmu_profile_counter(const struct vpmu *v);
 
+/* How many hardware counters the guest is offered: its policy's, less the profiler's */
+static inline unsigned int vpmu_hw_offered(const struct vpmu *v)
+{
+	return (unsigned int)__builtin_popcount(v->allowed_hw);
+}
+
 /* ---- introspection (tests, debugging) ---- */
 unsigned int vpmu_num_hw(void);	    /* H: first firmware counter index */
 unsigned int vpmu_num_total(void);  /* H + 22, what NUM_COUNTERS returns */
