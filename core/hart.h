@@ -35,7 +35,8 @@ struct hart {
 	struct vcpu *queue; /* round-robin list */
 	struct vcpu *cur;   /* the vCPU being run (its state live in the CSRs: hart_loaded) */
 	unsigned long slice_end;
-	uint64_t timer_armed; /* what the hart's timer holds, to skip rewrites */
+	unsigned long idle_wakes; /* idle sleeps in a row after which it found nothing to run */
+	uint64_t timer_armed;	  /* what the hart's timer holds, to skip rewrites */
 	bool resched;
 	bool excl_on; /* excl_enabled (core/excl.h), at hand: the PMU lane tests both at once */
 	bool exit_handled;	    /* the trap vector's short way answered the vCPU's exit */

@@ -305,6 +305,28 @@ static void sched_arm_timer(struct hart *h)
 	hart_arm_timer(h, next);
 }
 
+/*
+ * A hart woken this often in a row with nothing to run spins (every sleep
+ * ends at once): say once why, for whoever finds a run slow. Normal idling
+ * wakes a few hundred times a second at most.
+ */
+#define IDLE_WAKES_SPIN 200000
+
+static void sched_report_spin(struct hart *h, unsigned long sip)
+{
+	struct vcpu *l = hart_loaded(h);
+
+	hv_printf("pmuvisor: hart %lu woke %u times in a row with nothing to run: sip %#lx, "
+		  "timer %#lx (now %#lx), loaded %s vcpu %d state %d timer %#lx\n",
+		  h->hartid, IDLE_WAKES_SPIN, sip, (unsigned long)h->timer_armed,
+		  (unsigned long)timer_now(), l ? l->vm->name : "-", l ? (int)l->id : -1,
+		  l ? (int)l->state : -1,
+		  l ? (unsigned long)vcpu_arch_timer_deadline(&l->arch) : 0UL);
+	for (struct vcpu *v = h->queue; v; v = v->next)
+		hv_printf("pmuvisor:   queue: %s vcpu %u state %d timer %#lx\n", v->vm->name, v->id,
+			  (int)v->state, (unsigned long)vcpu_arch_timer_deadline(&v->arch));
+}
+
 /* Sleep until an interrupt; an overflow belongs to the vCPU still loaded */
 static void sched_idle(struct hart *h)
 {
@@ -318,6 +340,8 @@ static void sched_idle(struct hart *h)
 	if (sip & BIT(IRQ_PMU_OVF))
 		vpmu_overflow_irq(hart_loaded(h) ? &hart_loaded(h)->vpmu : NULL);
 	sched_probe_poll();
+	if (unlikely(++h->idle_wakes == IDLE_WAKES_SPIN))
+		sched_report_spin(h, sip);
 }
 
 void sched_timer_tick(struct hart *h)
@@ -366,6 +390,8 @@ void sched_run(struct hart *h)
 		if (!v || v->state != VCPU_RUNNABLE || h->resched) {
 			h->resched = false;
 			v = sched_pick(h);
+			if (v)
+				h->idle_wakes = 0;
 			if (!v) {
 				h->cur = NULL;
 				/*
