@@ -7,9 +7,12 @@ CORE_TEST_INC     := -I .
 CORE_TEST_LIBS    := -lfdt -lcmocka -lpthread
 CORE_TEST_HDRS    := $(wildcard core/*.h arch/riscv/*.h core/test/stubs/arch/riscv/*.h)
 
-CORE_TESTS := core-config core-mm core-gstage core-sbi core-console core-entropy core-lane core-vcpu core-hsm
+CORE_TESTS := core-config core-config-guest core-mm core-gstage core-sbi core-console core-entropy core-lane core-vcpu core-hsm
 
-core-test-config_SRCS  := core/test/test_config.c core/config.c core/test/stubs.c
+core-test-config_SRCS  := core/test/test_config.c core/test/config_dt.c core/config.c \
+			  core/test/stubs.c
+core-test-config-guest_SRCS := core/test/test_config_guest.c core/test/config_dt.c core/config.c \
+			       core/test/stubs.c
 core-test-mm_SRCS      := core/test/test_mm.c core/mm.c
 core-test-gstage_SRCS  := core/test/test_gstage.c arch/riscv/gstage.c
 core-test-sbi_SRCS     := core/test/test_sbi.c core/sbi.c core/sbi_base.c core/sbi_hartmask.c \
