@@ -37,6 +37,7 @@ struct hart {
 	unsigned long slice_end;
 	unsigned long idle_wakes; /* idle sleeps in a row after which it found nothing to run */
 	uint64_t timer_armed;	  /* what the hart's timer holds, to skip rewrites */
+	uint64_t timer_rest;	  /* ... what sched_arm_timer found but the vPMU's deadline */
 	bool resched;
 	bool excl_on; /* excl_enabled (core/excl.h), at hand: the PMU lane tests both at once */
 	bool exit_handled;	    /* the trap vector's short way answered the vCPU's exit */

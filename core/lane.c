@@ -10,6 +10,7 @@
 #include "core/sched.h"
 #include "core/sched_internal.h"
 #include "core/vcpu.h"
+#include "vpmu/vpmu.h"
 #include "vpmu/vpmu_sbi.h"
 
 /*
@@ -33,6 +34,31 @@ static __attribute__((noinline)) struct vcpu_ctx *sched_sbi_ecall(struct vcpu_ct
 }
 
 /*
+ * After a PMU call or overflow: whether the guest resumes at once. Only what
+ * the lane's contract lets them change is looked at (sched_pmu_call_unchanged),
+ * a moved deadline re-arms the timer here (sched_pmu_rearm), then the arch's
+ * entry work if there is an LCOFI to deliver. A software LCOFI that the
+ * guest cannot take yet sends it to the loop, which re-checks soon
+ * (recheck). Otherwise the loop takes over, the exit handled.
+ */
+static inline bool sched_pmu_resume(struct hart *h, struct vcpu *v)
+{
+	if (unlikely(!sched_pmu_call_unchanged(h, v, &h->seen)) && !sched_pmu_rearm(h, v))
+		goto to_loop;
+	if (unlikely(vcpu_arch_lcofi_work(&v->arch))) {
+		vcpu_arch_prepare_entry(&v->arch);
+		if (vcpu_arch_wants_recheck(&v->arch) && !this_hart()->seen.recheck)
+			goto to_loop;
+	}
+	return true;
+to_loop:
+	h = this_hart();
+	sched_after_exit(h, v);
+	h->exit_handled = true;
+	return false;
+}
+
+/*
  * The trap vector's short way for an SBI call (arch/riscv/entry.S): only the
  * registers a C call may clobber are saved, which is all an SBI call reads
  * and writes. The call is answered and the context returned to resume at
@@ -42,16 +68,12 @@ static __attribute__((noinline)) struct vcpu_ctx *sched_sbi_ecall(struct vcpu_ct
  * Any call but a PMU one goes on to sched_sbi_ecall. This function is the
  * PMU lane: perf's every event switch is a few SBI PMU calls, so they skip
  * what the others need. The PMU adapter is called without the table, and
- * afterwards only what a PMU call may change is looked at, as the lane's
- * contract in vpmu/vpmu_sbi.h states it: whether it asked for the scheduler
- * (restart), exclusive counting, the vPMU's deadline
- * (sched_pmu_call_unchanged); then the arch's entry work if there is an
- * LCOFI to deliver. A software LCOFI it raised that the guest cannot take
- * yet sends it to the loop, which re-checks soon (recheck). The rest of the
- * entry work needs no look: interrupts other harts posted (pending_irqs)
- * come with an IPI, and the hart's timer is armed for the guest's (non-Sstc)
- * timer, so the guest exits again at once for either. hart_status keeps
- * saying "guest": to a hang report the call is part of the guest's turn.
+ * afterwards only what the lane's contract in vpmu/vpmu_sbi.h lets a PMU
+ * call change is looked at (sched_pmu_resume). The rest of the entry work
+ * needs no look: interrupts other harts posted (pending_irqs) come with an
+ * IPI, and the hart's timer is armed for the guest's (non-Sstc) timer, so
+ * the guest exits again at once for either. hart_status keeps saying
+ * "guest": to a hang report the call is part of the guest's turn.
  */
 struct vcpu_ctx *sched_guest_ecall(struct vcpu_ctx *c)
 {
@@ -64,17 +86,22 @@ struct vcpu_ctx *sched_guest_ecall(struct vcpu_ctx *c)
 	vcpu_ecall_end(v, vpmu_sbi_call(&v->vpmu, c->regs[16], &c->regs[10]));
 	/* the hart looked up again after each call: no register keeps it across one */
 	h = this_hart();
-	if (unlikely(!sched_pmu_call_unchanged(h, v, &h->seen)))
-		goto to_loop;
-	if (unlikely(vcpu_arch_lcofi_work(&v->arch))) {
-		vcpu_arch_prepare_entry(&v->arch);
-		if (vcpu_arch_wants_recheck(&v->arch) && !this_hart()->seen.recheck)
-			goto to_loop;
-	}
-	return c;
-to_loop:
-	h = this_hart();
-	sched_after_exit(h, v);
-	h->exit_handled = true;
-	return NULL;
+	return sched_pmu_resume(h, v) ? c : NULL;
+}
+
+/*
+ * The trap vector's short way for the local counter overflow interrupt
+ * (LCOFI, 13): a guest that samples takes one per sample, and handling it
+ * changes only what a PMU call may change (the lane's contract). NULL
+ * before anything is done when the hypervisor samples this vCPU: its
+ * sample reads the guest's whole register file, which the long way saves.
+ */
+struct vcpu_ctx *sched_guest_lcofi(struct vcpu_ctx *c)
+{
+	struct vcpu *v = container_of(c, struct vcpu, arch.ctx);
+
+	if (vpmu_sampled(&v->vpmu))
+		return NULL;
+	vpmu_overflow_irq(&v->vpmu);
+	return sched_pmu_resume(this_hart(), v) ? c : NULL;
 }

@@ -280,9 +280,6 @@ static void sched_arm_timer(struct hart *h)
 				next = d;
 			if (vcpu_arch_wants_recheck(&v->arch) && timer_now() + RECHECK_TICKS < next)
 				next = timer_now() + RECHECK_TICKS;
-			/* a counter that may wrap without the platform saying so */
-			if (vpmu_deadline(&v->vpmu) < next)
-				next = vpmu_deadline(&v->vpmu);
 			continue;
 		}
 		if (v->state == VCPU_RUNNABLE)
@@ -297,6 +294,10 @@ static void sched_arm_timer(struct hart *h)
 	}
 	if (others && h->cur && h->slice_end < next)
 		next = h->slice_end;
+	/* all but a counter that may wrap unsignalled, which the PMU lane moves alone */
+	h->timer_rest = next;
+	if (h->cur && vpmu_deadline(&h->cur->vpmu) < next)
+		next = vpmu_deadline(&h->cur->vpmu);
 	/* exclusive counting's deadlines: a tail call, so that this function needs no frame */
 	if (h->excl_on && h->cur) {
 		excl_arm_timer(h, next);

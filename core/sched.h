@@ -23,6 +23,8 @@ void sched_timer_tick(struct hart *h);
 
 /* The trap vector's short way for a guest's SBI call (arch/riscv/entry.S) */
 struct vcpu_ctx *sched_guest_ecall(struct vcpu_ctx *c);
+/* ... and for the local counter overflow interrupt (LCOFI) */
+struct vcpu_ctx *sched_guest_lcofi(struct vcpu_ctx *c);
 
 /*
  * Boot hart: wait until the other harts have settled, so their start-up

@@ -44,6 +44,23 @@ static inline bool sched_pmu_call_unchanged(struct hart *h, struct vcpu *v,
 	return vpmu_deadline(&v->vpmu) == was->pmu_deadline;
 }
 
+/*
+ * After a PMU call or overflow that moved the vPMU's deadline and nothing
+ * else the loop watches: the hart's timer armed for it and what else
+ * sched_arm_timer found (timer_rest), without the loop. Not under exclusive
+ * counting, whose timer also follows whether the vCPU counts (core/excl.c).
+ */
+static inline bool sched_pmu_rearm(struct hart *h, struct vcpu *v)
+{
+	uint64_t d = vpmu_deadline(&v->vpmu);
+
+	if (h->resched || h->excl_on)
+		return false;
+	h->seen.pmu_deadline = d;
+	hart_arm_timer(h, d < h->timer_rest ? d : h->timer_rest);
+	return true;
+}
+
 /* ... and a software LCOFI's recheck: what sched_fast_return asks of the vPMU after other exits */
 static inline bool sched_pmu_unchanged(struct hart *h, struct vcpu *v, const struct sched_seen *was)
 {

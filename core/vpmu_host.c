@@ -76,6 +76,11 @@ int vpmu_host_read_guest(struct vpmu *v, uint64_t gpa, void *dst, size_t len)
 	return vm_read(vpmu_vm(v), gpa, dst, len);
 }
 
+void *vpmu_host_guest_ram(struct vpmu *v, uint64_t gpa, size_t len)
+{
+	return vm_gpa_to_hva(vpmu_vm(v), gpa, len);
+}
+
 int vpmu_host_write_guest(struct vpmu *v, uint64_t gpa, const void *src, size_t len)
 {
 	return vm_write(vpmu_vm(v), gpa, src, len);

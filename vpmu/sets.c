@@ -28,9 +28,12 @@ static bool set_unconfigured(struct vpmu *v, unsigned long base, unsigned long m
 	return false;
 }
 
-/* Any set (checked, none unconfigured): each counter from a->value, or its snapshot slot */
+/*
+ * Any set (checked, none unconfigured): each counter from a->value, or its
+ * slot of the snapshot area, read once (the guest may write it meanwhile)
+ */
 static long start_each(struct vpmu *v, unsigned long base, unsigned long mask, struct op_args *a,
-		       const uint64_t *snap, bool *near, bool *already)
+		       const volatile uint64_t *snap, bool *near, bool *already)
 {
 	unsigned int i;
 
@@ -43,22 +46,28 @@ static long start_each(struct vpmu *v, unsigned long base, unsigned long mask, s
 	return SBI_SUCCESS;
 }
 
+/* The snapshot area's words (SBI_PMU_SNAPSHOT_*_OFFSET): the overflow bitmap, the values */
+static inline volatile uint64_t *snap_ovf(struct vpmu *v)
+{
+	return v->shmem + SBI_PMU_SNAPSHOT_OVF_OFFSET / sizeof(uint64_t);
+}
+
+static inline volatile uint64_t *snap_values(struct vpmu *v)
+{
+	return v->shmem + SBI_PMU_SNAPSHOT_VALUES_OFFSET / sizeof(uint64_t);
+}
+
 /* INIT_SNAPSHOT: each counter of the set from its slot of the snapshot area */
 static long start_from_snapshot(struct vpmu *v, unsigned long base, unsigned long mask, bool *near,
 				bool *already)
 {
 	struct op_args a = {0, 0, 0, -1, true, 0, false};
-	unsigned int top = 63 - (unsigned int)__builtin_clzl(mask);
-	uint64_t snap[64];
 
 	if (set_unconfigured(v, base, mask))
 		return SBI_ERR_INVALID_PARAM;
-	if (!v->shmem_set)
+	if (!v->shmem)
 		return SBI_ERR_NO_SHMEM;
-	if (vpmu_host_read_guest(v, v->shmem_gpa + SBI_PMU_SNAPSHOT_VALUES_OFFSET, snap,
-				 (top + 1) * sizeof(uint64_t)))
-		return SBI_ERR_FAILED;
-	return start_each(v, base, mask, &a, snap, near, already);
+	return start_each(v, base, mask, &a, snap_values(v), near, already);
 }
 
 /* Several counters, or from the snapshot area (flags checked) */
@@ -87,10 +96,9 @@ long set_stop(struct vpmu *v, unsigned long base, unsigned long mask, unsigned l
 {
 	bool already = false, near = false, snap = flags & SBI_PMU_STOP_FLAG_TAKE_SNAPSHOT;
 	uint64_t ovf = 0;
-	long err = SBI_SUCCESS;
 	unsigned int i;
 
-	if (snap && !v->shmem_set)
+	if (snap && !v->shmem)
 		return SBI_ERR_NO_SHMEM;
 	if (snap)
 		ovf_scan(v); /* the bitmap must include what just overflowed */
@@ -107,46 +115,33 @@ long set_stop(struct vpmu *v, unsigned long base, unsigned long mask, unsigned l
 		else if (!(flags & SBI_PMU_STOP_FLAG_RESET))
 			ctr_transition(v, idx, OP_STOP, NULL);
 		if (snap && prev != VPMU_CTR_UNCONFIGURED) {
-			uint64_t val;
-
 			/* RESET saves the value too; take it before the event is forgotten */
 			if (flags & SBI_PMU_STOP_FLAG_RESET)
 				ctr_transition(v, idx, OP_STOP, NULL);
-			val = c->value;
+			snap_values(v)[i] = c->value;
 			if ((v->overflow >> idx) & 1)
 				ovf |= 1ULL << i;
-			if (vpmu_host_write_guest(v,
-						  v->shmem_gpa + SBI_PMU_SNAPSHOT_VALUES_OFFSET +
-							  i * sizeof(uint64_t),
-						  &val, sizeof(val)))
-				err = SBI_ERR_FAILED;
 		}
 		if (flags & SBI_PMU_STOP_FLAG_RESET)
 			ctr_transition(v, idx, OP_RESET, NULL);
 		if (prev == VPMU_CTR_STARTED && is_hw(idx) && near_top(idx, c->value))
 			near = true;
 	}
-	if (snap &&
-	    vpmu_host_write_guest(v, v->shmem_gpa + SBI_PMU_SNAPSHOT_OVF_OFFSET, &ovf, sizeof(ovf)))
-		err = SBI_ERR_FAILED;
+	if (snap)
+		*snap_ovf(v) = ovf;
 	sync_hw_deadline(v, near); /* near_top */
-	if (err)
-		return err;
 	return already ? SBI_ERR_ALREADY_STOPPED : SBI_SUCCESS;
 }
 
 struct sbi_ret vpmu_snapshot_set_shmem(struct vpmu *v, unsigned long lo, unsigned long hi,
 				       unsigned long flags)
 {
-	static const uint64_t zero[32];
-	uint64_t probe;
-	unsigned int off;
+	uint64_t *area;
 
 	if (flags)
 		return ret_err(SBI_ERR_INVALID_PARAM);
 	if (lo == ~0UL && hi == ~0UL) {
-		v->shmem_set = false;
-		v->shmem_gpa = 0;
+		v->shmem = NULL;
 		return ret_val(0);
 	}
 	if (lo & (SBI_PMU_SNAPSHOT_SIZE - 1))
@@ -154,15 +149,10 @@ struct sbi_ret vpmu_snapshot_set_shmem(struct vpmu *v, unsigned long lo, unsigne
 	/* RV64: a non-zero upper half lies beyond any guest RAM */
 	if (hi)
 		return ret_err(SBI_ERR_INVALID_ADDRESS);
-	if (lo > ~0UL - SBI_PMU_SNAPSHOT_SIZE ||
-	    vpmu_host_read_guest(v, lo, &probe, sizeof(probe)) ||
-	    vpmu_host_read_guest(v, lo + SBI_PMU_SNAPSHOT_SIZE - sizeof(probe), &probe,
-				 sizeof(probe)))
+	area = vpmu_host_guest_ram(v, lo, SBI_PMU_SNAPSHOT_SIZE);
+	if (!area)
 		return ret_err(SBI_ERR_INVALID_ADDRESS);
-	for (off = 0; off < SBI_PMU_SNAPSHOT_SIZE; off += sizeof(zero))
-		if (vpmu_host_write_guest(v, lo + off, zero, sizeof(zero)))
-			return ret_err(SBI_ERR_INVALID_ADDRESS);
-	v->shmem_gpa = lo;
-	v->shmem_set = true;
+	__builtin_memset(area, 0, SBI_PMU_SNAPSHOT_SIZE);
+	v->shmem = area;
 	return ret_val(0);
 }

@@ -80,6 +80,11 @@ static inline uint64_t vpmu_deadline(const struct vpmu *v)
 {
 	return v->deadline;
 }
+/* Whether the hypervisor samples v (vpmu/profile.c) */
+static inline bool vpmu_sampled(const struct vpmu *v)
+{
+	return v->prof_mask != 0;
+}
 /*
  * Whether v has hardware counters of the guest running (they count whatever
  * runs in guest mode). Not the hypervisor's sampling counter: exclusive

@@ -22,6 +22,12 @@ struct vpmu;
  */
 int vpmu_host_read_guest(struct vpmu *v, uint64_t gpa, void *dst, size_t len);
 int vpmu_host_write_guest(struct vpmu *v, uint64_t gpa, const void *src, size_t len);
+/*
+ * [gpa, gpa + len) of that guest's RAM where the hypervisor reaches it, or
+ * NULL if any byte is outside it. A guest's RAM stays where it is for the
+ * guest's life, so the pointer does too.
+ */
+void *vpmu_host_guest_ram(struct vpmu *v, uint64_t gpa, size_t len);
 
 /* The table of the physical hart we are running on (the core keeps it at a constant offset) */
 static inline struct vpmu_hart *vpmu_host_hart(void)

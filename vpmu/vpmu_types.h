@@ -137,8 +137,12 @@ struct vpmu {
 	uint32_t near_hw;
 	/* resident's configs_changed at a put that found every counter it placed its own */
 	uint64_t configs_seen;
-	uint64_t shmem_gpa; /* snapshot area, valid if shmem_set */
-	bool shmem_set;
+	/*
+	 * The snapshot area (SNAPSHOT_SET_SHMEM), a page of the guest's RAM
+	 * where the hypervisor reaches it (vpmu_host_guest_ram); NULL: none.
+	 * Word 0 the overflow bitmap, then a value per counter.
+	 */
+	uint64_t *shmem;
 	bool loaded;		    /* between vpmu_vcpu_load and vpmu_vcpu_put on this hart */
 	struct vpmu_hart *resident; /* the hart its counters are configured on */
 	const struct vpmu_policy *policy; /* never NULL once initialised */

@@ -224,9 +224,25 @@ ctx_resume:
 	ld	sp, CTX_REG(2)(sp)
 	sret
 
-/* Any trap but an SBI call: sepc as it is (t0), then the long way */
+/*
+ * Any trap but an SBI call: sepc as it is (t0). The local counter overflow
+ * interrupt (t1 = scause) takes the short way too: sched_guest_lcofi, like
+ * sched_guest_ecall, answers it or says the long way must (NULL).
+ */
 hs_trap_other:
 	sd	t0, CTX_SEPC(sp)
+	bgez	t1, hs_trap_long	/* an exception */
+	slli	t2, t1, 1		/* the interrupt's number, doubled */
+	li	t3, IRQ_PMU_OVF * 2
+	bne	t2, t3, hs_trap_long
+	mv	a0, sp
+	ld	t0, CTX_HV_SP(sp)
+	ld	tp, 13 * 8(t0)
+	addi	sp, t0, -16
+	sd	a0, 0(sp)
+	call	sched_guest_lcofi
+	ld	sp, 0(sp)
+	bnez	a0, ctx_resume
 /* The long way: sp = ctx, sscratch = 0; the rest of the guest's state, then back to C */
 hs_trap_long:
 	sd	gp, CTX_REG(3)(sp)

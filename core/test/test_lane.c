@@ -7,8 +7,10 @@
  * lane, and the long way's test (sched_fast_return, core/sched_internal.h,
  * what sched_sbi_ecall asks after any other SBI call). For everything the
  * contract allows, the lane must go back to the scheduler's loop when the
- * long way would (the one difference: an LCOFI the guest can take now is
- * delivered by the lane itself). For what the contract forbids, the lane
+ * long way would (the differences: an LCOFI the guest can take now is
+ * delivered, and a moved vPMU deadline armed, by the lane itself). The
+ * LCOFI lane (sched_guest_lcofi) answers an overflow interrupt under the
+ * same contract. For what the contract forbids, the lane
  * resumes the guest where the long way would not: the reason a PMU call
  * must never do it.
  */
@@ -130,6 +132,22 @@ bool excl_unchanged(struct hart *h, struct vcpu *v, bool was_counting)
 	return excl_still;
 }
 
+static uint64_t timer_armed_at; /* the last timer_arm() */
+static int overflow_irqs;
+
+void timer_arm(uint64_t when)
+{
+	timer_armed_at = when;
+}
+
+/* The overflow the LCOFI lane handles: the same effects as a PMU call's */
+void vpmu_overflow_irq(struct vpmu *p)
+{
+	overflow_irqs++;
+	if (effect)
+		effect(this_hart(), container_of(p, struct vcpu, vpmu));
+}
+
 /* The arch's entry work: a software LCOFI is delivered if the guest can take it now */
 void vcpu_arch_prepare_entry(struct vcpu_arch *a)
 {
@@ -166,8 +184,10 @@ static void setup(bool excl_on)
 	vcpu.arch.ctx.regs[16] = SBI_EXT_PMU_COUNTER_START;
 	vcpu.vpmu.deadline = UINT64_MAX;
 	status.doing = HART_GUEST;
+	/* as sched_arm_timer left it: the slice's end, no vPMU deadline */
+	hart.timer_rest = hart.timer_armed = timer_armed_at = 50000;
 	sched_see(&hart, &vcpu);
-	excl_asked = entry_prepared = 0;
+	excl_asked = entry_prepared = overflow_irqs = 0;
 }
 
 /* Before each test: a call that changes nothing and succeeds */
@@ -247,12 +267,35 @@ static void test_nothing_watched(void **state)
 	assert_true(long_way_resumes(false));
 }
 
+static void move_deadline_later(struct hart *h, struct vcpu *v)
+{
+	(void)h;
+	v->vpmu.deadline = 70000;
+}
+
+/*
+ * A moved deadline: the lane arms the hart's timer as sched_arm_timer would
+ * (the earlier of it and the rest); the long way's loop arms it. Under
+ * exclusive counting the lane leaves it to the loop too.
+ */
 static void test_deadline(void **state)
 {
 	(void)state;
 	effect = move_deadline;
-	assert_false(lane_resumes(false)); /* the loop arms the hart's timer for it */
+	assert_true(lane_resumes(false));
+	assert_int_equal(timer_armed_at, 12345);
+	assert_int_equal(hart.timer_armed, 12345);
+	assert_int_equal(hart.seen.pmu_deadline, 12345);
 	assert_false(long_way_resumes(false));
+	effect = move_deadline_later;
+	assert_true(lane_resumes(false));
+	assert_int_equal(hart.timer_armed, 50000); /* the slice ends first */
+	assert_int_equal(hart.seen.pmu_deadline, 70000);
+	excl_still = true;
+	effect = move_deadline;
+	assert_false(lane_resumes(true));
+	assert_int_equal(hart.timer_armed, 50000);
+	assert_false(long_way_resumes(true));
 }
 
 static void test_restart(void **state)
@@ -310,6 +353,12 @@ static void test_hvip_lcofi(void **state)
 	assert_true(long_way_resumes(false));
 }
 
+static void ask_resched(struct hart *h, struct vcpu *v)
+{
+	(void)v;
+	h->resched = true;
+}
+
 /* ---- what the contract forbids: the lane does not look ---- */
 static void stop_vcpu(struct hart *h, struct vcpu *v)
 {
@@ -348,6 +397,49 @@ static void test_forbidden(void **state)
 	}
 }
 
+/* ---- the LCOFI lane: an overflow interrupt's effects, answered as a PMU call's ---- */
+static bool lcofi_lane_resumes(void)
+{
+	struct vcpu_ctx *c;
+
+	setup(false);
+	vcpu.arch.ctx.scause = CAUSE_IRQ_FLAG | IRQ_PMU_OVF;
+	c = sched_guest_lcofi(&vcpu.arch.ctx);
+	assert_true(c == NULL || c == &vcpu.arch.ctx);
+	return c != NULL;
+}
+
+static void test_lcofi_lane(void **state)
+{
+	(void)state;
+	effect = raise_hvip_lcofi;
+	assert_true(lcofi_lane_resumes());
+	assert_int_equal(overflow_irqs, 1);
+	assert_int_equal(entry_prepared, 1); /* the guest's LCOFI delivered on the way back */
+	assert_false(hart.exit_handled);
+	effect = move_deadline;
+	assert_true(lcofi_lane_resumes());
+	assert_int_equal(hart.timer_armed, 12345);
+	effect = ask_resched;
+	assert_false(lcofi_lane_resumes()); /* handled: the loop must not take it again */
+	assert_int_equal(overflow_irqs, 1);
+	assert_true(hart.exit_handled);
+	assert_int_equal(status.doing, HART_HYPERVISOR);
+}
+
+/* The hypervisor samples the vCPU: its sample reads the registers the long way saves */
+static void test_lcofi_lane_sampled(void **state)
+{
+	(void)state;
+	effect = raise_hvip_lcofi;
+	setup(false);
+	vcpu.vpmu.prof_mask = BIT(31);
+	assert_null(sched_guest_lcofi(&vcpu.arch.ctx));
+	assert_int_equal(overflow_irqs, 0);
+	assert_false(hart.exit_handled); /* the loop handles the interrupt */
+	assert_int_equal(status.doing, HART_GUEST);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -358,6 +450,8 @@ int main(void)
 		cmocka_unit_test_setup(test_soft_lcofi, reset),
 		cmocka_unit_test_setup(test_hvip_lcofi, reset),
 		cmocka_unit_test_setup(test_forbidden, reset),
+		cmocka_unit_test_setup(test_lcofi_lane, reset),
+		cmocka_unit_test_setup(test_lcofi_lane_sampled, reset),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

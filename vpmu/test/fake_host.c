@@ -423,6 +423,12 @@ int vpmu_host_write_guest(struct vpmu *v, uint64_t gpa, const void *src, size_t 
 	return 0;
 }
 
+void *vpmu_host_guest_ram(struct vpmu *v, uint64_t gpa, size_t len)
+{
+	(void)v;
+	return in_ram(gpa, len) ? fake_ram + (gpa - FAKE_RAM_BASE) : NULL;
+}
+
 unsigned long vpmu_host_ecall_pc(struct vpmu *v)
 {
 	(void)v;

@@ -87,7 +87,7 @@ static void test_shmem_errors(void **state)
 			 SBI_ERR_INVALID_ADDRESS);
 	assert_int_equal(SHMEM_SET(SHMEM, 1, 0).error, SBI_ERR_INVALID_ADDRESS);
 	assert_int_equal(SHMEM_SET(~0UL & ~0xfffUL, 0, 0).error, SBI_ERR_INVALID_ADDRESS);
-	assert_false(v->shmem_set);
+	assert_null(v->shmem);
 }
 
 static void test_shmem_set_zeroes_and_disable(void **state)
@@ -104,7 +104,7 @@ static void test_shmem_set_zeroes_and_disable(void **state)
 	/* the last page of RAM is fine too */
 	assert_int_equal(SHMEM_SET(FAKE_RAM_BASE + FAKE_RAM_SIZE - 4096, 0, 0).error, SBI_SUCCESS);
 	assert_int_equal(SHMEM_SET(~0UL, ~0UL, 0).error, SBI_SUCCESS);
-	assert_false(v->shmem_set);
+	assert_null(v->shmem);
 	cfg_start(3, 1, EV_INSTR, 0);
 	assert_int_equal(STOP(3, 1, SBI_PMU_STOP_FLAG_TAKE_SNAPSHOT).error, SBI_ERR_NO_SHMEM);
 	assert_true(fake.c[3].running);
