@@ -100,6 +100,8 @@ RATIOS = [("pmuvisor", "kvm", "pmuvisor / KVM"), ("pmuvisor-sbi", "kvm", "no Smc
 # (run, figure prefix, label) of the vCPU switch table
 SWITCH_COLUMNS = [("pmuvisor", "switch_live_", "one guest, same counters"),
                   ("pmuvisor-sbi", "switch_live_", "same, no Smcdeleg"),
+                  ("pmuvisor", "switch_ovf_live_", "same, one sampling"),
+                  ("pmuvisor-sbi", "switch_ovf_live_", "sampling, no Smcdeleg"),
                   ("partition", "switch_part_live_", "two guests, partitioned"),
                   ("partition-sbi", "switch_part_live_", "partitioned, no Smcdeleg"),
                   ("shared", "switch_part_live_", "two guests, same counters")]
@@ -320,13 +322,12 @@ def compare_rows(old, new, tol_sbi, tol_switch):
             if any(o or f for _, _, o, f, _ in c):
                 out.append(("steady", f"{set_label}: {label}", c))
     scols = [(n, prefix, label) for n, prefix, label in SWITCH_COLUMNS if n in new]
-    pre = {n: prefix for n, prefix, _ in scols}
-    lives = sorted({int(k[len(pre[n]):]) for n in pre for runs in (old, new)
-                    for k in runs.get(n, {}).get("figures", {}) if k.startswith(pre[n])})
+    lives = sorted({int(k[len(p):]) for n, p, _ in scols for runs in (old, new)
+                    for k in runs.get(n, {}).get("figures", {}) if k.startswith(p)})
     for live in lives:
         out.append(("switch", f"{live} live counters per vCPU",
-                    cells([(n, label) for n, _, label in scols],
-                          lambda n: f"{pre[n]}{live}", tol_switch)))
+                    [(n, label, pick(old, n, p + str(live)), pick(new, n, p + str(live)),
+                      tol_switch) for n, p, label in scols]))
     return out
 
 
@@ -587,7 +588,10 @@ def main():
                    "0-counter cost of the same setup):\n  same counters: both vCPUs of one guest "
                    "use the same counters and events (every switch reconfigures);\n  "
                    "partitioned: two guests with disjoint counters-mask and events (a masked "
-                   "stop + start)", switch_table(runs))
+                   "stop + start);\n  one sampling: the same counters, the first (instret) of "
+                   "each vCPU overflowing about once a slice, its LCOFI taken and the counter\n"
+                   "  restarted by the guest; what its overflows cost the vCPU alone taken off "
+                   "(switch_ovf in bench.c)", switch_table(runs))
     if any(n in runs for n, _ in COLUMNS):
         show_table(results, "steady_table", "\nSteady state (bench_steady() in bench.c), "
                    "instructions (change from the fresh row): after ovf = the vCPU has a "
