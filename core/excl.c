@@ -427,6 +427,21 @@ bool excl_enter(struct hart *h, struct vcpu *v, unsigned long now)
 	return excl_acquire(h);
 }
 
+bool excl_lane(struct hart *h, struct vcpu *v)
+{
+	uint64_t now = timer_now();
+
+	if (!excl_mine(h) || h->excl.counter != v || now >= h->excl.turn_end)
+		return false;
+	if (vpmu_counting(&v->vpmu))
+		h->excl.pause_end = 0;
+	else if (!h->excl.pause_end)
+		h->excl.pause_end = now + EXCL_PAUSE_TICKS;
+	else if (now >= h->excl.pause_end)
+		return false; /* the pause is over: excl_enter releases */
+	return true;
+}
+
 void excl_idle(struct hart *h)
 {
 	unsigned long waiting;

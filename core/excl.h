@@ -63,6 +63,12 @@ void excl_arm_timer(struct hart *h, uint64_t next);
  * or still does not count (was_counting: what the scheduler saw at entry)
  */
 bool excl_unchanged(struct hart *h, struct vcpu *v, bool was_counting);
+/*
+ * ... and when not: whether what excl_enter would decide for v now needs
+ * no loop, and is done (it holds the token and its turn; a stop starts its
+ * pause, a start ends it). The caller re-arms the timer (excl_arm_timer).
+ */
+bool excl_lane(struct hart *h, struct vcpu *v);
 
 /*
  * Halt until an interrupt (rest: until an IPI or this hart's timer), the

@@ -35,18 +35,18 @@ static __attribute__((noinline)) struct vcpu_ctx *sched_sbi_ecall(struct vcpu_ct
 
 /*
  * After a PMU call or overflow: whether the guest resumes at once. Only what
- * the lane's contract lets them change is looked at (sched_pmu_call_unchanged),
- * a moved deadline re-arms the timer here (sched_pmu_rearm), then the arch's
- * entry work if there is an LCOFI to deliver. A software LCOFI that the
+ * the lane's contract lets them change is looked at (sched_pmu_lane_resumes:
+ * a restart, exclusive counting, the vPMU's deadline, re-arming the timer
+ * for a moved one), then the LCOFI if there is one to deliver. A software LCOFI that the
  * guest cannot take yet sends it to the loop, which re-checks soon
  * (recheck). Otherwise the loop takes over, the exit handled.
  */
 static inline bool sched_pmu_resume(struct hart *h, struct vcpu *v)
 {
-	if (unlikely(!sched_pmu_call_unchanged(h, v, &h->seen)) && !sched_pmu_rearm(h, v))
+	if (unlikely(!sched_pmu_lane_resumes(h, v)))
 		goto to_loop;
 	if (unlikely(vcpu_arch_lcofi_work(&v->arch))) {
-		vcpu_arch_prepare_entry(&v->arch);
+		vcpu_arch_deliver_lcofi(&v->arch);
 		if (vcpu_arch_wants_recheck(&v->arch) && !this_hart()->seen.recheck)
 			goto to_loop;
 	}

@@ -93,6 +93,8 @@ static inline bool vcpu_arch_lcofi_work(const struct vcpu_arch *a)
 {
 	return a->lcofi_soft || a->lcofi_in_hvip;
 }
+/* ... and that part alone (the PMU lane's entry work) */
+void vcpu_arch_deliver_lcofi(struct vcpu_arch *a);
 /* Enter the guest (loaded and prepared); returns on its next trap that the
  * trap vector's short way (SBI calls, core's sched_guest_ecall) did not answer */
 void vcpu_arch_run(struct vcpu_arch *a);

@@ -166,7 +166,7 @@ static void inject_interrupt(struct vcpu_arch *a, unsigned long irq)
  * PMU calls: 33 to 38 instructions more per call (issue 30; bench.py's
  * after-overflow rows, ovf_*, show it).
  */
-static __attribute__((noinline)) void deliver_lcofi_first(struct vcpu_arch *a)
+__attribute__((noinline)) void vcpu_arch_deliver_lcofi(struct vcpu_arch *a)
 {
 	bool in_vu = !(a->ctx.sstatus & SSTATUS_SPP);
 
@@ -198,7 +198,7 @@ void vcpu_arch_prepare_entry(struct vcpu_arch *a)
 		a->pending_irqs ? __atomic_exchange_n(&a->pending_irqs, 0, __ATOMIC_ACQUIRE) : 0;
 
 	if (a->lcofi_soft || a->lcofi_in_hvip)
-		deliver_lcofi_first(a);
+		vcpu_arch_deliver_lcofi(a);
 	/* UINT64_MAX on Sstc hosts (vcpu_arch_timer_deadline) */
 	if (a->timer_next != UINT64_MAX && timer_now() >= a->timer_next) {
 		pending |= BIT(IRQ_VS_TIMER);

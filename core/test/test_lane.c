@@ -39,7 +39,9 @@ bool excl_enabled;
 static void (*effect)(struct hart *h, struct vcpu *v);
 static long answer;
 static int excl_asked, entry_prepared;
-static bool excl_still; /* excl_unchanged's answer */
+static bool excl_still;	    /* excl_unchanged's answer */
+static bool excl_lane_ok;   /* excl_lane's */
+static uint64_t excl_armed; /* excl_arm_timer's argument */
 static bool lcofi_takeable;
 
 long vpmu_counter_start(struct vpmu *p, unsigned long base, unsigned long mask, unsigned long flags,
@@ -148,8 +150,27 @@ void vpmu_overflow_irq(struct vpmu *p)
 		effect(this_hart(), container_of(p, struct vcpu, vpmu));
 }
 
+bool excl_lane(struct hart *h, struct vcpu *v)
+{
+	(void)h, (void)v;
+	excl_asked++;
+	return excl_lane_ok;
+}
+
+void excl_arm_timer(struct hart *h, uint64_t next)
+{
+	excl_armed = next;
+	hart_arm_timer(h, next);
+}
+
 /* The arch's entry work: a software LCOFI is delivered if the guest can take it now */
 void vcpu_arch_prepare_entry(struct vcpu_arch *a)
+{
+	(void)a;
+	fail(); /* the lane does the LCOFI's part alone */
+}
+
+void vcpu_arch_deliver_lcofi(struct vcpu_arch *a)
 {
 	entry_prepared++;
 	if (lcofi_takeable)
@@ -196,7 +217,8 @@ static int reset(void **state)
 	(void)state;
 	effect = NULL;
 	answer = SBI_SUCCESS;
-	excl_still = lcofi_takeable = false;
+	excl_still = excl_lane_ok = lcofi_takeable = false;
+	excl_armed = 0;
 	return 0;
 }
 
@@ -276,7 +298,7 @@ static void move_deadline_later(struct hart *h, struct vcpu *v)
 /*
  * A moved deadline: the lane arms the hart's timer as sched_arm_timer would
  * (the earlier of it and the rest); the long way's loop arms it. Under
- * exclusive counting the lane leaves it to the loop too.
+ * exclusive counting, core/excl.c's timer (excl_arm_timer) adds its own.
  */
 static void test_deadline(void **state)
 {
@@ -291,11 +313,23 @@ static void test_deadline(void **state)
 	assert_true(lane_resumes(false));
 	assert_int_equal(hart.timer_armed, 50000); /* the slice ends first */
 	assert_int_equal(hart.seen.pmu_deadline, 70000);
+	/* exclusive counting, whose state did not change: excl_arm_timer re-arms */
 	excl_still = true;
 	effect = move_deadline;
-	assert_false(lane_resumes(true));
-	assert_int_equal(hart.timer_armed, 50000);
+	assert_true(lane_resumes(true));
+	assert_int_equal(excl_asked, 1); /* excl_unchanged only */
+	assert_int_equal(excl_armed, 12345);
+	assert_int_equal(hart.seen.pmu_deadline, 12345);
 	assert_false(long_way_resumes(true));
+	/* ... whose state changed (the vCPU stopped counting, say): only if excl_lane says so */
+	excl_still = false;
+	excl_armed = 0;
+	assert_false(lane_resumes(true));
+	assert_int_equal(excl_armed, 0);
+	assert_int_equal(hart.seen.pmu_deadline, UINT64_MAX);
+	excl_lane_ok = true;
+	assert_true(lane_resumes(true));
+	assert_int_equal(excl_armed, 12345);
 }
 
 static void test_restart(void **state)
@@ -319,11 +353,18 @@ static void test_counting(void **state)
 	/* with it, core/excl.c answers: a vCPU that starts counting needs the token */
 	excl_still = false;
 	assert_false(lane_resumes(true));
-	assert_int_equal(excl_asked, 1);
+	assert_int_equal(excl_asked, 2); /* excl_unchanged, then excl_lane */
 	assert_false(long_way_resumes(true));
 	excl_still = true;
 	assert_true(lane_resumes(true));
 	assert_true(long_way_resumes(true));
+	/* it starts counting within its turn with the token: the lane, and the loop sees it so */
+	excl_still = false;
+	excl_lane_ok = true;
+	assert_true(lane_resumes(true));
+	assert_int_equal(excl_asked, 2);
+	assert_true(hart.seen.counting);
+	assert_int_equal(excl_armed, 50000);
 }
 
 static void test_soft_lcofi(void **state)
