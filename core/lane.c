@@ -34,17 +34,58 @@ static __attribute__((noinline)) struct vcpu_ctx *sched_sbi_ecall(struct vcpu_ct
 }
 
 /*
+ * After a PMU call or overflow, under exclusive counting or after a
+ * restart: may the guest resume at once? Not after a restart. A vCPU that
+ * stops or starts counting needs the loop unless core/excl.c finds its
+ * turn with the token goes on (excl_lane: its pause starts or ends). The
+ * timer is armed again, with exclusive counting's deadlines
+ * (excl_arm_timer), when that or the vPMU's deadline moved.
+ */
+static bool sched_pmu_excl(struct hart *h, struct vcpu *v)
+{
+	struct sched_seen *seen = &h->seen;
+	uint64_t d = vpmu_deadline(&v->vpmu);
+
+	if (h->resched)
+		return false;
+	if (!excl_unchanged(h, v, seen->counting)) {
+		if (!excl_lane(h, v))
+			return false;
+	} else if (d == seen->pmu_deadline) {
+		return true;
+	}
+	seen->pmu_deadline = d;
+	seen->counting = vpmu_counting(&v->vpmu);
+	excl_arm_timer(h, d < h->timer_rest ? d : h->timer_rest);
+	return true;
+}
+
+/* The vPMU's deadline moved: the hart's timer for it and what else sched_arm_timer found */
+static void sched_pmu_rearm(struct hart *h, struct vcpu *v)
+{
+	uint64_t d = vpmu_deadline(&v->vpmu);
+
+	h->seen.pmu_deadline = d;
+	hart_arm_timer(h, d < h->timer_rest ? d : h->timer_rest);
+}
+
+/*
  * After a PMU call or overflow: whether the guest resumes at once. Only what
- * the lane's contract lets them change is looked at (sched_pmu_lane_resumes:
- * a restart, exclusive counting, the vPMU's deadline, re-arming the timer
- * for a moved one), then the LCOFI if there is one to deliver. A software LCOFI that the
+ * the lane's contract lets them change is looked at, as sched_pmu_call_unchanged
+ * looks at it for the loop (a restart, exclusive counting, the vPMU's
+ * deadline), the timer re-armed here when the deadline moved, then the
+ * LCOFI if there is one to deliver. A software LCOFI that the
  * guest cannot take yet sends it to the loop, which re-checks soon
  * (recheck). Otherwise the loop takes over, the exit handled.
  */
 static inline bool sched_pmu_resume(struct hart *h, struct vcpu *v)
 {
-	if (unlikely(!sched_pmu_lane_resumes(h, v)))
-		goto to_loop;
+	if (unlikely(h->resched || h->excl_on)) {
+		if (!sched_pmu_excl(h, v))
+			goto to_loop;
+	} else if (unlikely(vpmu_deadline(&v->vpmu) != h->seen.pmu_deadline)) {
+		sched_pmu_rearm(h, v);
+	}
 	if (unlikely(vcpu_arch_lcofi_work(&v->arch))) {
 		vcpu_arch_deliver_lcofi(&v->arch);
 		if (vcpu_arch_wants_recheck(&v->arch) && !this_hart()->seen.recheck)

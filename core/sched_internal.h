@@ -44,43 +44,6 @@ static inline bool sched_pmu_call_unchanged(struct hart *h, struct vcpu *v,
 	return vpmu_deadline(&v->vpmu) == was->pmu_deadline;
 }
 
-/*
- * The PMU lane's question after a PMU call or overflow: may the guest
- * resume at once? Not after a restart. A moved vPMU deadline re-arms the
- * hart's timer here, for it and what else sched_arm_timer found
- * (timer_rest). Under exclusive counting a vCPU that stops or starts
- * counting needs the loop unless core/excl.c finds its turn with the token
- * goes on (excl_lane: its pause starts or ends); excl_arm_timer then adds
- * its own deadlines.
- */
-static inline bool sched_pmu_lane_resumes(struct hart *h, struct vcpu *v)
-{
-	struct sched_seen *seen = &h->seen;
-	uint64_t d = vpmu_deadline(&v->vpmu), next;
-	bool excl_moved = false;
-
-	if (h->resched || h->excl_on) {
-		if (h->resched)
-			return false;
-		if (!excl_unchanged(h, v, seen->counting)) {
-			if (!excl_lane(h, v))
-				return false;
-			excl_moved = true;
-		}
-	}
-	if (likely(!excl_moved && d == seen->pmu_deadline))
-		return true;
-	seen->pmu_deadline = d;
-	next = d < h->timer_rest ? d : h->timer_rest;
-	if (h->excl_on) {
-		seen->counting = vpmu_counting(&v->vpmu);
-		excl_arm_timer(h, next);
-	} else {
-		hart_arm_timer(h, next);
-	}
-	return true;
-}
-
 /* ... and a software LCOFI's recheck: what sched_fast_return asks of the vPMU after other exits */
 static inline bool sched_pmu_unchanged(struct hart *h, struct vcpu *v, const struct sched_seen *was)
 {
