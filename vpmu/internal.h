@@ -125,7 +125,12 @@ void ovf_record(struct vpmu *v, unsigned int i);
 /* A stopped counter's wrap: recorded, or a sample; c->value saved (now, or a new period) */
 void ovf_wrapped(struct vpmu *v, struct vpmu_ctr *c, unsigned int i, uint64_t now);
 void ovf_scan(struct vpmu *v);
-void ovf_update_deadline(struct vpmu *v);
+/* The deadline, where only the counters of near can be near their top (the others are far) */
+void ovf_update_deadline_of(struct vpmu *v, uint32_t near);
+static inline void ovf_update_deadline(struct vpmu *v)
+{
+	ovf_update_deadline_of(v, ~0U);
+}
 
 /* ---- profile.c: the hypervisor's sampling counter ---- */
 /* Its wrap, found while it runs: a sample, and it runs again from its start value */
@@ -143,8 +148,8 @@ void place_unload_ctr(struct vpmu *v, unsigned int i);
 void place_unplace(struct vpmu *v, unsigned int i);
 void place_resume_sampler(struct vpmu *v);
 long place_start_waiting(struct vpmu *v, unsigned int i, uint64_t value);
-bool place_load_all(struct vpmu *v, struct vpmu_hart *h, uint32_t load);
-void place_take_back(struct vpmu *v, struct vpmu_hart *h, bool *near);
+uint32_t place_load_all(struct vpmu *v, struct vpmu_hart *h, uint32_t load);
+uint32_t place_take_back(struct vpmu *v, struct vpmu_hart *h);
 
 /* ---- sets.c: START and STOP of several counters, or through the snapshot area ---- */
 long set_start(struct vpmu *v, unsigned long base, unsigned long mask, unsigned long flags,

@@ -101,9 +101,9 @@ static uint64_t deadline_of(struct vpmu *v, uint32_t run)
  * layout.counts_per_tick per timer tick, so none of them can wrap sooner
  * than the backoff before v->deadline. The core arms the hart's timer for it.
  */
-void ovf_update_deadline(struct vpmu *v)
+void ovf_update_deadline_of(struct vpmu *v, uint32_t near)
 {
-	uint32_t run = running_unwrapped(v);
+	uint32_t run = running_unwrapped(v) & near;
 
 	v->deadline = run ? deadline_of(v, run) : UINT64_MAX;
 }

@@ -242,20 +242,20 @@ static void place_start_placed(struct vpmu *v, uint32_t mask)
 /*
  * A load's counters not still in place: place_load_ctr for each, except
  * that those another vCPU left configured exactly as needed are taken over
- * and started together after (vpmu_phys_start_values). True if a started
- * one that has not overflowed is near its top (it needs the deadline).
+ * and started together after (vpmu_phys_start_values). Returns those of
+ * them started, not overflowed and near their top (they need the deadline).
  */
-bool place_load_all(struct vpmu *v, struct vpmu_hart *h, uint32_t load)
+uint32_t place_load_all(struct vpmu *v, struct vpmu_hart *h, uint32_t load)
 {
-	uint32_t taken = 0;
-	bool near = false;
+	uint32_t taken = 0, near = 0;
 	unsigned int i;
 
 	for_each_bit_dense (i, load) {
 		struct vpmu_ctr *c = &v->ctr[i];
 
-		if (c->state == VPMU_CTR_STARTED && !((v->overflow >> i) & 1))
-			near |= near_top(i, c->value);
+		if (c->state == VPMU_CTR_STARTED && !((v->overflow >> i) & 1) &&
+		    near_top(i, c->value))
+			near |= 1U << i;
 		if (!place_can_take_over(v, h, i, c->event_idx, c->event_data,
 					 (uint8_t)host_flags(c->flags), c->key)) {
 			place_load_ctr(v, i);
@@ -278,11 +278,12 @@ bool place_load_all(struct vpmu *v, struct vpmu_hart *h, uint32_t load)
  * still, taken over by another vCPU since or not, and counts its event as
  * it did (the event map is unchanged). One pass takes them back without a
  * test, and every started one starts from its value: those another vCPU
- * ran need it, and for the others it is the value they hold. *near if one
- * is near its top (put noted those in step; the others are tested).
+ * ran need it, and for the others it is the value they hold. Returns the
+ * started ones near their top (put noted those in step; the others are tested).
  */
-void place_take_back(struct vpmu *v, struct vpmu_hart *h, bool *near)
+uint32_t place_take_back(struct vpmu *v, struct vpmu_hart *h)
 {
+	uint32_t near;
 	uint32_t back = v->configured_hw & v->placed, run = back & v->started_hw, stopped = 0;
 	unsigned int i;
 
@@ -294,14 +295,14 @@ void place_take_back(struct vpmu *v, struct vpmu_hart *h, bool *near)
 			h->owner[i] = v;
 			stopped |= 1U << i;
 		}
+	near = v->near_hw & run;
 	for_each_bit_dense (i, run & ~v->synced)
 		if (near_top(i, v->ctr[i].value))
-			*near = true;
-	if (v->near_hw & run)
-		*near = true;
+			near |= 1U << i;
 	h->owned |= back;
 	h->owners_changed++;
 	v->synced &= ~(run | stopped);
 	if (run)
 		place_start_placed(v, run);
+	return near;
 }

@@ -77,8 +77,7 @@ void vpmu_vcpu_reset(struct vpmu *v)
 void vpmu_vcpu_load(struct vpmu *v)
 {
 	struct vpmu_hart *h = vpmu_host_hart();
-	uint32_t here, cont, of, load;
-	bool near = false;
+	uint32_t here, cont, of, load, near = 0;
 	unsigned int i;
 
 	v->loaded = true;
@@ -99,7 +98,7 @@ void vpmu_vcpu_load(struct vpmu *v)
 			place_release(h, i);
 	/* others took counters over, but nobody configured any: take v's back */
 	if (h->owners_changed != v->owners_seen && h->configs_changed == v->configs_seen) {
-		place_take_back(v, h, &near);
+		near = place_take_back(v, h);
 		cont = 0;
 		load = v->configured_hw & ~v->placed;
 	} else {
@@ -110,8 +109,8 @@ void vpmu_vcpu_load(struct vpmu *v)
 		cont = here & v->started_hw;
 		load = v->configured_hw & ~here;
 	}
-	if (load && place_load_all(v, h, load))
-		near = true;
+	if (load)
+		near |= place_load_all(v, h, load);
 	if (cont)
 		ovf_before_start(v);
 	if (cont && vpmu_phys_start_mask(cont) != SBI_SUCCESS) {
@@ -128,9 +127,13 @@ void vpmu_vcpu_load(struct vpmu *v)
 	vpmu_phys_set_counteren(vpmu_hcounteren(v));
 	/* every counter it placed is its own now (a put can trust that) */
 	v->owners_seen = h->owners_changed;
-	/* only a counter near its top needs a deadline (those that continue: as put found them) */
-	if ((v->near_hw & cont) || near)
-		ovf_update_deadline(v);
+	/*
+	 * Only a counter near its top needs a deadline. Those that continue hold
+	 * the value put read: near as put found them (near_hw), the others far.
+	 */
+	near |= v->near_hw & cont;
+	if (near)
+		ovf_update_deadline_of(v, near);
 	else
 		v->deadline = UINT64_MAX;
 	VPMU_DEBUG_CHECK(v, "a vCPU load");
