@@ -403,19 +403,28 @@ static bool excl_pause(struct hart *h, struct vcpu *v, unsigned long now)
 }
 
 /* Before entering v: may it run now? False: we waited, look at the queue again */
+/*
+ * What excl_enter decides without a look at the others: v goes on running
+ * now, within its pause (it stopped counting) or its turn (it counts)
+ */
+static bool excl_goes_on(struct hart *h, struct vcpu *v, unsigned long now)
+{
+	if (!vpmu_counting(&v->vpmu))
+		return excl_pause(h, v, now);
+	h->excl.counter = v;
+	h->excl.pause_end = 0;
+	return excl_mine(h) && now < h->excl.turn_end;
+}
+
 bool excl_enter(struct hart *h, struct vcpu *v, unsigned long now)
 {
+	if (excl_goes_on(h, v, now))
+		return true;
 	if (!vpmu_counting(&v->vpmu)) {
-		if (excl_pause(h, v, now))
-			return true;
 		excl_release(h);
 		return !excl_blocked(h);
 	}
-	h->excl.counter = v;
-	h->excl.pause_end = 0;
 	if (excl_mine(h)) {
-		if (now < h->excl.turn_end)
-			return true;
 		if (turn_renew(h, now)) {
 			/* nobody else has work: another turn, and a look again at its end */
 			arm_before(h, h->excl.turn_end);
@@ -429,17 +438,7 @@ bool excl_enter(struct hart *h, struct vcpu *v, unsigned long now)
 
 bool excl_lane(struct hart *h, struct vcpu *v)
 {
-	uint64_t now = timer_now();
-
-	if (!excl_mine(h) || h->excl.counter != v || now >= h->excl.turn_end)
-		return false;
-	if (vpmu_counting(&v->vpmu))
-		h->excl.pause_end = 0;
-	else if (!h->excl.pause_end)
-		h->excl.pause_end = now + EXCL_PAUSE_TICKS;
-	else if (now >= h->excl.pause_end)
-		return false; /* the pause is over: excl_enter releases */
-	return true;
+	return excl_goes_on(h, v, timer_now());
 }
 
 void excl_idle(struct hart *h)

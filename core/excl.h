@@ -64,9 +64,10 @@ void excl_arm_timer(struct hart *h, uint64_t next);
  */
 bool excl_unchanged(struct hart *h, struct vcpu *v, bool was_counting);
 /*
- * ... and when not: whether what excl_enter would decide for v now needs
- * no loop, and is done (it holds the token and its turn; a stop starts its
- * pause, a start ends it). The caller re-arms the timer (excl_arm_timer).
+ * ... and when not: whether excl_enter would let v go on now without a look
+ * at the others, and that done (a stop starts its pause with the token, a
+ * start within its turn ends it). The caller re-arms the timer
+ * (excl_arm_timer).
  */
 bool excl_lane(struct hart *h, struct vcpu *v);
 

@@ -56,17 +56,17 @@ static bool sched_pmu_excl(struct hart *h, struct vcpu *v)
 	}
 	seen->pmu_deadline = d;
 	seen->counting = vpmu_counting(&v->vpmu);
-	excl_arm_timer(h, d < h->timer_rest ? d : h->timer_rest);
+	excl_arm_timer(h, sched_timer_with(h, d));
 	return true;
 }
 
-/* The vPMU's deadline moved: the hart's timer for it and what else sched_arm_timer found */
+/* The vPMU's deadline moved: the hart's timer for it */
 static void sched_pmu_rearm(struct hart *h, struct vcpu *v)
 {
 	uint64_t d = vpmu_deadline(&v->vpmu);
 
 	h->seen.pmu_deadline = d;
-	hart_arm_timer(h, d < h->timer_rest ? d : h->timer_rest);
+	hart_arm_timer(h, sched_timer_with(h, d));
 }
 
 /*

@@ -296,8 +296,8 @@ static void sched_arm_timer(struct hart *h)
 		next = h->slice_end;
 	/* all but a counter that may wrap unsignalled, which the PMU lane moves alone */
 	h->timer_rest = next;
-	if (h->cur && vpmu_deadline(&h->cur->vpmu) < next)
-		next = vpmu_deadline(&h->cur->vpmu);
+	if (h->cur)
+		next = sched_timer_with(h, vpmu_deadline(&h->cur->vpmu));
 	/* exclusive counting's deadlines: a tail call, so that this function needs no frame */
 	if (h->excl_on && h->cur) {
 		excl_arm_timer(h, next);

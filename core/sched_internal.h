@@ -44,6 +44,12 @@ static inline bool sched_pmu_call_unchanged(struct hart *h, struct vcpu *v,
 	return vpmu_deadline(&v->vpmu) == was->pmu_deadline;
 }
 
+/* The hart's next timer with the running vCPU's vPMU deadline d: d or what else sched_arm_timer found */
+static inline uint64_t sched_timer_with(const struct hart *h, uint64_t d)
+{
+	return d < h->timer_rest ? d : h->timer_rest;
+}
+
 /* ... and a software LCOFI's recheck: what sched_fast_return asks of the vPMU after other exits */
 static inline bool sched_pmu_unchanged(struct hart *h, struct vcpu *v, const struct sched_seen *was)
 {
