@@ -1,8 +1,10 @@
-# Bare-metal guest test images: guest-tests/images/<name>.c + guest-tests/lib
+# Bare-metal guest test images: guest-tests/images/<name>.c, or the files of
+# guest-tests/images/<name>/, + guest-tests/lib
 # -> $(BUILD)/guest-tests/<name>.{elf,bin}, linked at 0x80200000.
 GT_DIR     := guest-tests
 GT_OUT     := $(BUILD)/guest-tests
-GT_IMAGES  := $(patsubst $(GT_DIR)/images/%.c,%,$(wildcard $(GT_DIR)/images/*.c))
+GT_MULTI   := $(sort $(patsubst $(GT_DIR)/images/%/,%,$(dir $(wildcard $(GT_DIR)/images/*/*.c))))
+GT_IMAGES  := $(patsubst $(GT_DIR)/images/%.c,%,$(wildcard $(GT_DIR)/images/*.c)) $(GT_MULTI)
 GT_LIB_SRC := $(wildcard $(GT_DIR)/lib/*.c $(GT_DIR)/lib/*.S)
 GT_LIB_OBJ := $(patsubst $(GT_DIR)/lib/%,$(GT_OUT)/lib/%.o,$(GT_LIB_SRC))
 GT_CFLAGS  := $(RV_CFLAGS) -I. -I$(LIBFDT_DIR) -fno-builtin-printf
@@ -18,9 +20,17 @@ $(GT_OUT)/obj/%.o: $(GT_DIR)/images/%.c
 	@mkdir -p $(dir $@)
 	$(CC_RV) $(GT_CFLAGS) -c $< -o $@
 # libfdt: the same objects as the hypervisor's (Makefile, extracted from linux-source)
+GT_LINK = $(CC_RV) $(RV_ARCH) -nostdlib -nostartfiles -static -Wl,--gc-sections \
+	-Wl,--no-warn-rwx-segments -T $(GT_LDSCRIPT)
 $(GT_OUT)/%.elf: $(GT_OUT)/obj/%.o $(GT_LIB_OBJ) $(LIBFDT_OBJS) $(GT_LDSCRIPT)
-	$(CC_RV) $(RV_ARCH) -nostdlib -nostartfiles -static -Wl,--gc-sections -Wl,--no-warn-rwx-segments \
-		-T $(GT_LDSCRIPT) -o $@ $< $(GT_LIB_OBJ) $(LIBFDT_OBJS) $(RV_LIBS)
+	$(GT_LINK) -o $@ $< $(GT_LIB_OBJ) $(LIBFDT_OBJS) $(RV_LIBS)
+# an image of several files: its own rule, ahead of the pattern
+define GT_MULTI_ELF
+GT_OBJ_$(1) := $(patsubst $(GT_DIR)/images/%.c,$(GT_OUT)/obj/%.o,$(wildcard $(GT_DIR)/images/$(1)/*.c))
+$(GT_OUT)/$(1).elf: $$(GT_OBJ_$(1)) $(GT_LIB_OBJ) $(LIBFDT_OBJS) $(GT_LDSCRIPT)
+	$$(GT_LINK) -o $$@ $$(GT_OBJ_$(1)) $(GT_LIB_OBJ) $(LIBFDT_OBJS) $(RV_LIBS)
+endef
+$(foreach m,$(GT_MULTI),$(eval $(call GT_MULTI_ELF,$(m))))
 $(GT_OUT)/%.bin: $(GT_OUT)/%.elf
 	$(OBJCOPY) -O binary $< $@
 

@@ -21,7 +21,7 @@ prints the figures side by side, with the ratios pmuvisor / KVM:
                  configuration may be taken over from another guest;
   pmuvisor-sbi, partition-sbi: the same two on a CPU without Smcdeleg/Ssccfg
                  (-cpu max,smcdeleg=false,ssccfg=false), where pmuvisor has only its SBI backend.
-The image prints `BENCH <name> <instructions> ...` lines (guest-tests/images/bench.c); this
+The image prints `BENCH <name> <instructions> ...` lines (guest-tests/images/bench/); this
 script builds the bundles (tools/mkbundle.py), runs the QEMUs (tools/qemu.py, at most
 --jobs at once, each under --timeout), parses the lines, prints the tables and writes
 build/bench/results.json. A run that fails (KVM not built, no BENCH-DONE, timeout) is named
@@ -82,10 +82,10 @@ ROWS = [
     ("csr_read_instret_started", "instret read, counter 2 started"),
     ("csr_read_time", "time read"),
 ]
-# The steady state (bench_steady() in bench.c): the rows again, figure names prefixed, after the
-# vCPU took an overflow ("ovf_") and with counters running too ("busy_"); the snapshot area's own
-# row is not taken again (the area must stay); two rows "sie_" with sstatus.SIE set, after the
-# overflow only. Each is shown against its fresh row (the key without a prefix or "sie_").
+# The steady state (bench_steady(), bench/steady.c): the rows again, figure names prefixed,
+# after the vCPU took an overflow ("ovf_") and with counters running too ("busy_"); the snapshot
+# area's own row is not taken again (the area must stay); two rows "sie_" with sstatus.SIE set,
+# after the overflow only. Each is shown against its fresh row (the key without a prefix or "sie_").
 STEADY_SETS = [("ovf_", "after ovf"), ("busy_", "running")]
 STEADY_ROWS = [(k, label) for k, label in ROWS if k != "pmu_snapshot_set_shmem"] + [
     ("sie_base_get_spec_version", "BASE get_spec_version, sstatus.SIE set"),
@@ -132,8 +132,8 @@ def kv(text):
 
 
 def partition_figures(res, swa, swb, recs):
-    """The partitioned switch (bench_partition() in bench.c): guest A timed the N0 loop over
-    [s, e] (ticks) while guest B ran its worker loop and recorded (time, iterations) after each
+    """The partitioned switch (bench_partition(), bench/partition.c): guest A timed the N0 loop
+    over [s, e] (ticks) while guest B ran its worker loop and recorded (time, iterations) after each
     gap; the same computation as bench_switch(), across the two guests' outputs."""
     for n, a in sorted(swa.items()):
         b, r = swb.get(n), recs.get(n, [])
@@ -591,9 +591,9 @@ def main():
                    "stop + start);\n  one sampling: the same counters, the first (instret) of "
                    "each vCPU overflowing about once a slice, its LCOFI taken and the counter\n"
                    "  restarted by the guest; what its overflows cost the vCPU alone taken off "
-                   "(switch_ovf in bench.c)", switch_table(runs))
+                   "(switch_ovf in bench/switch.c)", switch_table(runs))
     if any(n in runs for n, _ in COLUMNS):
-        show_table(results, "steady_table", "\nSteady state (bench_steady() in bench.c), "
+        show_table(results, "steady_table", "\nSteady state (bench_steady() in bench/steady.c), "
                    "instructions (change from the fresh row): after ovf = the vCPU has a "
                    "snapshot area, LCOFIE/STIE/SSIE enabled, took one counter overflow\n"
                    "(handled, counter reset, sip.LCOFIP cleared), calls made with sstatus.SIE "
