@@ -402,7 +402,6 @@ static bool excl_pause(struct hart *h, struct vcpu *v, unsigned long now)
 	return now < h->excl.pause_end;
 }
 
-/* Before entering v: may it run now? False: we waited, look at the queue again */
 /*
  * What excl_enter decides without a look at the others: v goes on running
  * now, within its pause (it stopped counting) or its turn (it counts)
@@ -416,6 +415,7 @@ static bool excl_goes_on(struct hart *h, struct vcpu *v, unsigned long now)
 	return excl_mine(h) && now < h->excl.turn_end;
 }
 
+/* Before entering v: may it run now? False: we waited, look at the queue again */
 bool excl_enter(struct hart *h, struct vcpu *v, unsigned long now)
 {
 	if (excl_goes_on(h, v, now))

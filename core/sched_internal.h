@@ -44,7 +44,7 @@ static inline bool sched_pmu_call_unchanged(struct hart *h, struct vcpu *v,
 	return vpmu_deadline(&v->vpmu) == was->pmu_deadline;
 }
 
-/* The hart's next timer with the running vCPU's vPMU deadline d: d or what else sched_arm_timer found */
+/* The hart's next timer, given the vCPU's vPMU deadline d: d or what sched_arm_timer found */
 static inline uint64_t sched_timer_with(const struct hart *h, uint64_t d)
 {
 	return d < h->timer_rest ? d : h->timer_rest;

@@ -66,6 +66,29 @@ struct rec {
 
 uint64_t time_spin(uint64_t *s, uint64_t *e);
 
+/*
+ * The worker loops' shared parts (switch.c, partition.c): a1 = records,
+ * a2 = max records, a3 = gap ticks; t5 counts records, t6 iterations. The
+ * head reads the time and records a gap longer than a3 (WORKER_RECORD, at
+ * label 3); the loop's own exit check follows it, back to label 1.
+ */
+#define WORKER_HEAD                                                                                \
+	"	li t5, 0\n"                                                                              \
+	"	li t6, 0\n"                                                                              \
+	"	rdtime t0\n"                                                                             \
+	"1:	rdtime t1\n"	   /* 1 */                                                         \
+	"	sub t2, t1, t0\n"  /* 2 */                                                         \
+	"	mv t0, t1\n"	   /* 3 */                                                         \
+	"	bgeu t2, a3, 3f\n" /* 4 */                                                         \
+	"2:	addi t6, t6, 1\n"  /* 5 */
+#define WORKER_RECORD                                                                              \
+	"3:	bgeu t5, a2, 2b\n" /* +1 */                                                        \
+	"	sd t1, 0(a1)\n"	   /* +2 */                                                        \
+	"	sd t6, 8(a1)\n"	   /* +3 */                                                        \
+	"	addi a1, a1, 16\n" /* +4 */                                                        \
+	"	addi t5, t5, 1\n"  /* +5 */                                                        \
+	"	j 2b\n"		   /* +6 */
+
 /* switch.c: the live counters, the same set on every vCPU and guest */
 extern unsigned long live_max;
 void live_setup(const unsigned long *prog_ev, unsigned long nev);

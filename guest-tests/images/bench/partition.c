@@ -33,24 +33,10 @@ static struct rec part_rec[MAX_REC];
  */
 unsigned long switch_worker_until(unsigned long end, struct rec *rec, unsigned long max,
 				  unsigned long gap);
-asm(".text\n.globl switch_worker_until\n.align 2\nswitch_worker_until:\n"
-    "	li t5, 0\n"
-    "	li t6, 0\n"
-    "	rdtime t0\n"
-    "1:	rdtime t1\n"	   /* 1 */
-    "	sub t2, t1, t0\n"  /* 2 */
-    "	mv t0, t1\n"	   /* 3 */
-    "	bgeu t2, a3, 3f\n" /* 4 */
-    "2:	addi t6, t6, 1\n"  /* 5 */
+asm(".text\n.globl switch_worker_until\n.align 2\nswitch_worker_until:\n" WORKER_HEAD
     "	bltu t1, a0, 1b\n" /* 6 */
     "	mv a0, t5\n"
-    "	ret\n"
-    "3:	bgeu t5, a2, 2b\n" /* +1 */
-    "	sd t1, 0(a1)\n"	   /* +2 */
-    "	sd t6, 8(a1)\n"	   /* +3 */
-    "	addi a1, a1, 16\n" /* +4 */
-    "	addi t5, t5, 1\n"  /* +5 */
-    "	j 2b\n");	   /* +6 */
+    "	ret\n" WORKER_RECORD);
 
 static uint64_t ms_ticks(unsigned long ms)
 {

@@ -37,17 +37,9 @@ asm(".text\n.globl switch_spin\n.align 2\nswitch_spin:\n"
  */
 unsigned long switch_worker_loop(volatile unsigned long *stop, struct rec *rec, unsigned long max,
 				 unsigned long gap);
-asm(".text\n.globl switch_worker_loop\n.align 2\nswitch_worker_loop:\n"
-    "	li t5, 0\n" /* records */
-    "	li t6, 0\n" /* iterations */
-    "	rdtime t0\n"
-    "1:	rdtime t1\n"	   /* 1 */
-    "	sub t2, t1, t0\n"  /* 2 */
-    "	mv t0, t1\n"	   /* 3 */
-    "	bgeu t2, a3, 3f\n" /* 4 */
-    "2:	addi t6, t6, 1\n"  /* 5 */
-    "	ld t3, 0(a0)\n"	   /* 6 */
-    "	beqz t3, 1b\n"	   /* 7 */
+asm(".text\n.globl switch_worker_loop\n.align 2\nswitch_worker_loop:\n" WORKER_HEAD
+    "	ld t3, 0(a0)\n" /* 6 */
+    "	beqz t3, 1b\n"	/* 7 */
     "	rdtime t1\n"
     "	sub t2, t1, t0\n"
     "	bltu t2, a3, 4f\n"
@@ -56,13 +48,7 @@ asm(".text\n.globl switch_worker_loop\n.align 2\nswitch_worker_loop:\n"
     "	sd t6, 8(a1)\n"
     "	addi t5, t5, 1\n"
     "4:	mv a0, t5\n"
-    "	ret\n"
-    "3:	bgeu t5, a2, 2b\n" /* +1 */
-    "	sd t1, 0(a1)\n"	   /* +2 */
-    "	sd t6, 8(a1)\n"	   /* +3 */
-    "	addi a1, a1, 16\n" /* +4 */
-    "	addi t5, t5, 1\n"  /* +5 */
-    "	j 2b\n");	   /* +6 */
+    "	ret\n" WORKER_RECORD);
 #define WORKER_ITER 7
 #define WORKER_REC  6
 

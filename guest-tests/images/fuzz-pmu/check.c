@@ -44,12 +44,6 @@ void report(unsigned long hart, unsigned long n, const char *what, unsigned long
 		  hart, n, what, fid, a[0], a[1], a[2], a[3], a[4], a[5], err, val);
 }
 
-/* SBI v3.0, chapter "Performance Monitoring Unit Extension": errors per function */
-bool allowed(unsigned long fid, long err)
-{
-	return sbi_pmu_error_allowed(fid, err);
-}
-
 /* Pages of the arena that are not the live snapshot area hold their pattern */
 void check_arena(unsigned long hart, unsigned long n, long live_snap)
 {

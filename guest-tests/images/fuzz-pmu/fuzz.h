@@ -77,7 +77,6 @@ bool in_arena(unsigned long hart, unsigned long a, unsigned long len);
 bool in_ram(unsigned long a, unsigned long len);
 void report(unsigned long hart, unsigned long n, const char *what, unsigned long fid,
 	    const unsigned long *a, long err, unsigned long val);
-bool allowed(unsigned long fid, long err);
 void check_arena(unsigned long hart, unsigned long n, long live_snap);
 unsigned long fdt_sum(const void *fdt);
 void check_canary(const char *when);
