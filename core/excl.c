@@ -462,6 +462,28 @@ void excl_idle(struct hart *h)
 }
 
 /*
+ * The vCPU h runs spins, waiting for a store (sched_yield_spin): the vCPU
+ * that will make it may be parked, waiting for the token. If another hart
+ * waits, h's turn, or its pause, is over now: its next guest entry looks
+ * (excl_unchanged fails, excl_enter hands the turn on).
+ */
+void excl_yield(struct hart *h)
+{
+	uint64_t now;
+
+	if (!excl_mine(h) || !(__atomic_load_n(&excl_want, __ATOMIC_ACQUIRE) & ~BIT(h->index)))
+		return;
+	now = timer_now();
+	spin_lock(&turn_lock);
+	if (turn_hart == (int)h->index && now < turn_end)
+		turn_end = now;
+	spin_unlock(&turn_lock);
+	h->excl.turn_end = now;
+	if (h->excl.pause_end)
+		h->excl.pause_end = now;
+}
+
+/*
  * v's hardware counters are about to start (SBI START on its own hart):
  * take the token first, so that they never run while another hart does.
  * vpmu calls this only while exclusive counting is on (vpmu_set_exclusive).

@@ -42,6 +42,8 @@ bool excl_acquire(struct hart *h);
 void excl_release(struct hart *h);
 /* h has nothing to run: the token back, and its turn is over */
 void excl_idle(struct hart *h);
+/* h's vCPU spins on another: a hart that waits for the token gets it now */
+void excl_yield(struct hart *h);
 /* Whether h holds the token */
 bool excl_mine(const struct hart *h);
 /* Whether another hart holds it: h must park */

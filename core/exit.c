@@ -17,6 +17,9 @@
 #include "core/vm.h"
 
 #define INSN_WFI 0x10500073UL
+/* Zawrs: wait for a store to the reservation set (wrs.sto: a short wait) */
+#define INSN_WRS_NTO 0x00d00073UL
+#define INSN_WRS_STO 0x01d00073UL
 
 static const char *const cause_names[] = {
 	[CAUSE_MISALIGNED_FETCH] = "misaligned fetch",
@@ -135,6 +138,16 @@ static void handle_virtual_insn(struct vcpu *v)
 	}
 	if (emulate_counter_read(v, insn))
 		return;
+	if (insn == INSN_WRS_NTO || insn == INSN_WRS_STO) {
+		/*
+		 * Zawrs lets a wait end for any reason: it ends now. The guest
+		 * spins on a store another vCPU must make (a spinlock's
+		 * holder): that one gets the hart, or the token, to make it.
+		 */
+		c->sepc += 4;
+		sched_yield_spin(this_hart());
+		return;
+	}
 	/* anything else a VS-mode guest may not do is, to it, an illegal instruction */
 	vcpu_fw_event(v, SBI_PMU_FW_ILLEGAL_INSN);
 	vcpu_arch_inject_exception(&v->arch, CAUSE_ILLEGAL_INSN, insn);

@@ -36,6 +36,9 @@ unsigned int guest_isa_extensions(const char **out, unsigned int max)
 	for (unsigned int i = 0; i < ARRAY_SIZE(passthrough_exts) && n < max; i++)
 		if (hostdt_isa_has(host_fdt, cpu, passthrough_exts[i]))
 			out[n++] = passthrough_exts[i];
+	/* its wrs.nto traps (hstatus.VTW): the wait ends there and lets another vCPU run */
+	if (hostdt_isa_has(host_fdt, cpu, "zawrs") && n < max)
+		out[n++] = "zawrs";
 	if (riscv_has(RISCV_EXT_SSTC) && n < max)
 		out[n++] = "sstc";
 	if (riscv_has(RISCV_EXT_SSCOFPMF) && vpmu_overflow_available() && n < max)

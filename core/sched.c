@@ -236,6 +236,33 @@ static void sched_poll(struct hart *h, unsigned long now)
 	}
 }
 
+/*
+ * A guest that spins on a lock or a flag waits for a vCPU that does not run
+ * (preempted on this hart, or parked by exclusive counting): another
+ * runnable vCPU of this hart gets the rest of the slice, and a hart waiting
+ * for the token gets it now.
+ */
+void sched_yield_spin(struct hart *h)
+{
+	unsigned long now = timer_now();
+
+	spin_lock(&h->lock);
+	for (struct vcpu *v = h->queue; v; v = v->next) {
+		/* or waiting with an interrupt it has not taken yet: sched_poll wakes it */
+		bool ready = v->state == VCPU_RUNNABLE ||
+			     (v->state == VCPU_WFI && vcpu_arch_irq_pending(&v->arch, now));
+
+		if (v != h->cur && ready) {
+			h->slice_end = now;
+			h->resched = true;
+			break;
+		}
+	}
+	spin_unlock(&h->lock);
+	if (h->excl_on)
+		excl_yield(h);
+}
+
 static struct vcpu *sched_pick(struct hart *h)
 {
 	struct vcpu *start = h->cur && h->cur->next ? h->cur->next : h->queue;

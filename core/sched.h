@@ -35,6 +35,12 @@ void sched_kick_and_settle(void);
 /* Boot probe for vpmu: another (idle, settled) hart spins while this one sleeps */
 bool sched_busy_other_hart(unsigned long iters);
 
+/*
+ * The running vCPU waits (Zawrs wrs.nto) for a store another vCPU must make:
+ * let that one run
+ */
+void sched_yield_spin(struct hart *h);
+
 /* Exclusive counting's release (core/excl.c): a vCPU with running counters leaves the hart */
 void sched_put_counting(struct hart *h);
 
