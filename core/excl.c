@@ -157,7 +157,8 @@ static void arm_before(struct hart *h, uint64_t t)
  * nobody else. The turn of a hart that does not wait for the token is its
  * rest: it runs as it likes, nobody takes the token, and it ends a slice
  * after the turn before it did. A turn ends early when its hart has nothing
- * to run (excl_idle). So a vCPU waits for other harts' turns at most one
+ * to run (excl_idle) or its vCPU spins while another hart waits
+ * (excl_yield). So a vCPU waits for other harts' turns at most one
  * turn (a slice) per other hart with work (docs/security.md, the stall
  * bound).
  */
@@ -441,19 +442,19 @@ bool excl_lane(struct hart *h, struct vcpu *v)
 	return excl_goes_on(h, v, timer_now());
 }
 
-void excl_idle(struct hart *h)
+/* h's turn, if it is h's, is over now: those waiting for a turn need not wait for it */
+static void turn_over(struct hart *h, uint64_t now)
 {
 	unsigned long waiting;
 
-	excl_release(h);
 	spin_lock(&turn_lock);
 	if (turn_hart != (int)h->index) {
 		spin_unlock(&turn_lock);
 		return;
 	}
-	turn_end = timer_now();
+	if (now < turn_end)
+		turn_end = now;
 	spin_unlock(&turn_lock);
-	/* those waiting for a turn need not wait for this one */
 	waiting = __atomic_load_n(&excl_want, __ATOMIC_ACQUIRE) &
 		  ~__atomic_load_n(&excl_parked, __ATOMIC_ACQUIRE) & ~BIT(h->index);
 	for (unsigned int i = 0; i < nr_harts; i++)
@@ -461,26 +462,32 @@ void excl_idle(struct hart *h)
 			hart_send_ipi(harts[i].hartid);
 }
 
+void excl_idle(struct hart *h)
+{
+	excl_release(h);
+	turn_over(h, timer_now());
+}
+
 /*
- * The vCPU h runs spins, waiting for a store (sched_yield_spin): the vCPU
- * that will make it may be parked, waiting for the token. If another hart
- * waits, h's turn, or its pause, is over now: its next guest entry looks
- * (excl_unchanged fails, excl_enter hands the turn on).
+ * The vCPU that h runs spins, waiting for a store (sched_yield_spin): the
+ * vCPU that will make it may be parked, or waiting for its turn. If another
+ * hart waits, h's turn, or its pause with the token, is over now; holding
+ * the token, h hands it on at its next guest entry (excl_unchanged fails,
+ * excl_enter releases).
  */
 void excl_yield(struct hart *h)
 {
 	uint64_t now;
 
-	if (!excl_mine(h) || !(__atomic_load_n(&excl_want, __ATOMIC_ACQUIRE) & ~BIT(h->index)))
+	if (!(__atomic_load_n(&excl_want, __ATOMIC_ACQUIRE) & ~BIT(h->index)))
 		return;
 	now = timer_now();
-	spin_lock(&turn_lock);
-	if (turn_hart == (int)h->index && now < turn_end)
-		turn_end = now;
-	spin_unlock(&turn_lock);
-	h->excl.turn_end = now;
-	if (h->excl.pause_end)
-		h->excl.pause_end = now;
+	if (excl_mine(h)) {
+		h->excl.turn_end = now;
+		if (h->excl.pause_end)
+			h->excl.pause_end = now;
+	}
+	turn_over(h, now);
 }
 
 /*

@@ -17,9 +17,8 @@
 #include "core/vm.h"
 
 #define INSN_WFI 0x10500073UL
-/* Zawrs: wait for a store to the reservation set (wrs.sto: a short wait) */
+/* Zawrs: wait for a store to the reservation set; traps under hstatus.VTW (wrs.sto never) */
 #define INSN_WRS_NTO 0x00d00073UL
-#define INSN_WRS_STO 0x01d00073UL
 
 static const char *const cause_names[] = {
 	[CAUSE_MISALIGNED_FETCH] = "misaligned fetch",
@@ -138,11 +137,11 @@ static void handle_virtual_insn(struct vcpu *v)
 	}
 	if (emulate_counter_read(v, insn))
 		return;
-	if (insn == INSN_WRS_NTO || insn == INSN_WRS_STO) {
+	if (insn == INSN_WRS_NTO) {
 		/*
 		 * Zawrs lets a wait end for any reason: it ends now. The guest
 		 * spins on a store another vCPU must make (a spinlock's
-		 * holder): that one gets the hart, or the token, to make it.
+		 * holder): that one gets the hart, or the turn, to make it.
 		 */
 		c->sepc += 4;
 		sched_yield_spin(this_hart());

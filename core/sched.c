@@ -236,28 +236,40 @@ static void sched_poll(struct hart *h, unsigned long now)
 	}
 }
 
+/* Whether v runs when picked: runnable, or made so by sched_poll (starting, or woken) */
+static bool sched_ready(struct vcpu *v, unsigned long now)
+{
+	switch (v->state) {
+	case VCPU_RUNNABLE:
+	case VCPU_START_PENDING:
+		return true;
+	case VCPU_WFI:
+	case VCPU_SUSPENDED:
+	case VCPU_SUSPENDED_NR:
+		return vcpu_arch_irq_pending(&v->arch, now);
+	default:
+		return false;
+	}
+}
+
 /*
- * A guest that spins on a lock or a flag waits for a vCPU that does not run
- * (preempted on this hart, or parked by exclusive counting): another
- * runnable vCPU of this hart gets the rest of the slice, and a hart waiting
- * for the token gets it now.
+ * A guest that spins on a lock or a flag may wait for one of its vCPUs that
+ * does not run: preempted on this hart (when one of the same guest could
+ * run, the hart goes round to the next vCPU now), or parked or waiting under
+ * exclusive counting (another hart waiting for a turn gets it now). As in
+ * KVM's wrs.nto handling (kvm_vcpu_on_spin), other guests' vCPUs are not
+ * what it waits for.
  */
 void sched_yield_spin(struct hart *h)
 {
 	unsigned long now = timer_now();
 
 	spin_lock(&h->lock);
-	for (struct vcpu *v = h->queue; v; v = v->next) {
-		/* or waiting with an interrupt it has not taken yet: sched_poll wakes it */
-		bool ready = v->state == VCPU_RUNNABLE ||
-			     (v->state == VCPU_WFI && vcpu_arch_irq_pending(&v->arch, now));
-
-		if (v != h->cur && ready) {
-			h->slice_end = now;
+	for (struct vcpu *v = h->queue; v; v = v->next)
+		if (v != h->cur && v->vm == h->cur->vm && sched_ready(v, now)) {
 			h->resched = true;
 			break;
 		}
-	}
 	spin_unlock(&h->lock);
 	if (h->excl_on)
 		excl_yield(h);
