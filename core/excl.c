@@ -475,12 +475,12 @@ void excl_idle(struct hart *h)
  * the token, h hands it on at its next guest entry (excl_unchanged fails,
  * excl_enter releases).
  */
-void excl_yield(struct hart *h)
+bool excl_yield(struct hart *h)
 {
 	uint64_t now;
 
 	if (!(__atomic_load_n(&excl_want, __ATOMIC_ACQUIRE) & ~BIT(h->index)))
-		return;
+		return false;
 	now = timer_now();
 	if (excl_mine(h)) {
 		h->excl.turn_end = now;
@@ -488,6 +488,22 @@ void excl_yield(struct hart *h)
 			h->excl.pause_end = now;
 	}
 	turn_over(h, now);
+	return true;
+}
+
+/*
+ * ... and when nobody waits for a turn: the vCPU it waits for may run on
+ * another hart, which under -icount runs only once this one halts or its
+ * budget is spent (the timed sleeps above). Halt for a nap (or until an
+ * IPI), as a hart that waits for the token does, instead of spinning
+ * through the budget, each wait a trap.
+ */
+void excl_spin_nap(struct hart *h)
+{
+	if (timer_nap(timer_now() + nap_ticks))
+		timer_repost_ipi();
+	if (h->timer_armed != UINT64_MAX)
+		timer_arm(h->timer_armed);
 }
 
 /*

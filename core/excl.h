@@ -42,8 +42,10 @@ bool excl_acquire(struct hart *h);
 void excl_release(struct hart *h);
 /* h has nothing to run: the token back, and its turn is over */
 void excl_idle(struct hart *h);
-/* h's vCPU spins on another: a hart that waits for the token gets it now */
-void excl_yield(struct hart *h);
+/* h's vCPU spins on another: a hart that waits for a turn gets it now (false: none waits) */
+bool excl_yield(struct hart *h);
+/* ... none waits: h halts for a nap, so that the hart the vCPU waits for runs */
+void excl_spin_nap(struct hart *h);
 /* Whether h holds the token */
 bool excl_mine(const struct hart *h);
 /* Whether another hart holds it: h must park */

@@ -271,8 +271,8 @@ void sched_yield_spin(struct hart *h)
 			break;
 		}
 	spin_unlock(&h->lock);
-	if (h->excl_on)
-		excl_yield(h);
+	if (h->excl_on && !excl_yield(h) && !h->resched)
+		excl_spin_nap(h);
 }
 
 static struct vcpu *sched_pick(struct hart *h)
