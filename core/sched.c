@@ -179,6 +179,25 @@ static void sched_switch(struct hart *h, struct vcpu *next)
 	h->cur = next;
 }
 
+/*
+ * Whether v, in state, runs when picked: runnable, or made so by sched_poll
+ * (starting, or woken by a pending interrupt)
+ */
+static bool sched_ready(struct vcpu *v, int state, unsigned long now)
+{
+	switch (state) {
+	case VCPU_RUNNABLE:
+	case VCPU_START_PENDING:
+		return true;
+	case VCPU_WFI:
+	case VCPU_SUSPENDED:
+	case VCPU_SUSPENDED_NR:
+		return vcpu_arch_irq_pending(&v->arch, now);
+	default:
+		return false;
+	}
+}
+
 /* Apply what other harts and the vCPUs' own calls asked for */
 static void sched_poll(struct hart *h, unsigned long now)
 {
@@ -210,45 +229,17 @@ static void sched_poll(struct hart *h, unsigned long now)
 				vm_stopped(vm);
 			continue;
 		}
-		switch (state) {
-		case VCPU_START_PENDING:
+		if (state == VCPU_RUNNABLE || !sched_ready(v, state, now))
+			continue;
+		/* HSM hart_start, or the non-retentive suspend's resume: a fresh entry */
+		if (state == VCPU_START_PENDING || state == VCPU_SUSPENDED_NR) {
 			if (hart_loaded(h) == v)
 				sched_unload(h);
-			vcpu_arch_reset(&v->arch, v->id, v->start_pc, v->start_arg);
-			v->state = VCPU_RUNNABLE;
-			break;
-		case VCPU_SUSPENDED_NR:
-			if (vcpu_arch_irq_pending(&v->arch, now)) {
-				if (hart_loaded(h) == v)
-					sched_unload(h);
-				vcpu_arch_reset(&v->arch, v->id, v->resume_pc, v->start_arg);
-				v->state = VCPU_RUNNABLE;
-			}
-			break;
-		case VCPU_WFI:
-		case VCPU_SUSPENDED:
-			if (vcpu_arch_irq_pending(&v->arch, now))
-				v->state = VCPU_RUNNABLE;
-			break;
-		default:
-			break;
+			vcpu_arch_reset(&v->arch, v->id,
+					state == VCPU_START_PENDING ? v->start_pc : v->resume_pc,
+					v->start_arg);
 		}
-	}
-}
-
-/* Whether v runs when picked: runnable, or made so by sched_poll (starting, or woken) */
-static bool sched_ready(struct vcpu *v, unsigned long now)
-{
-	switch (v->state) {
-	case VCPU_RUNNABLE:
-	case VCPU_START_PENDING:
-		return true;
-	case VCPU_WFI:
-	case VCPU_SUSPENDED:
-	case VCPU_SUSPENDED_NR:
-		return vcpu_arch_irq_pending(&v->arch, now);
-	default:
-		return false;
+		v->state = VCPU_RUNNABLE;
 	}
 }
 
@@ -266,7 +257,7 @@ void sched_yield_spin(struct hart *h)
 
 	spin_lock(&h->lock);
 	for (struct vcpu *v = h->queue; v; v = v->next)
-		if (v != h->cur && v->vm == h->cur->vm && sched_ready(v, now)) {
+		if (v != h->cur && v->vm == h->cur->vm && sched_ready(v, v->state, now)) {
 			h->resched = true;
 			break;
 		}
