@@ -119,7 +119,7 @@ void parse_ok(void)
 }
 
 /* Parse the bundle, expect failure with a reason containing every substring */
-void parse_fails_(const char *file, int line, const char **subs)
+void parse_fails_(const char *file, int line, const char *const *subs)
 {
 	int r;
 

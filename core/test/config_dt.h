@@ -46,7 +46,7 @@ void dt_guest_std(const char *name);
 void dt_finish(int depth, size_t blob_bytes);
 /* Parse the bundle, expect success */
 void parse_ok(void);
-void parse_fails_(const char *file, int line, const char **subs);
+void parse_fails_(const char *file, int line, const char *const *subs);
 /* Parse the bundle, expect failure with a reason containing every substring */
 #define parse_fails(...) parse_fails_(__FILE__, __LINE__, (const char *[]){__VA_ARGS__, NULL})
 

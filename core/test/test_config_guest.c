@@ -26,6 +26,29 @@ static void one_guest(void (*fn)(void))
 	dt_finish(3, 2 * SZ_4K);
 }
 
+/*
+ * A guest node the parser refuses, and what its reason must name besides the
+ * guest. The tables of them keep a row a case (clang-format off).
+ */
+struct refusal {
+	void (*guest)(void); /* the guest node's properties */
+	int line;
+	const char *want[4];
+};
+#define REFUSE(fn, ...)                                                                            \
+	{                                                                                          \
+		.guest = fn, .line = __LINE__, .want = { "alpha", __VA_ARGS__, NULL }              \
+	}
+
+static void refuse_all(const struct refusal *r, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		one_guest(r[i].guest);
+		parse_fails_(__FILE__, r[i].line, r[i].want);
+	}
+}
+#define REFUSE_ALL(table) refuse_all(table, sizeof(table) / sizeof(table[0]))
+
 static void mem_ok(void)
 {
 	dt_pair("memory", 0x80000000, 64 * MiB);
@@ -84,25 +107,23 @@ static void g_vcpus_string4(void)
 	img_ok();
 }
 
+/* clang-format off */
+static const struct refusal vcpus_refused[] = {
+	REFUSE(g_no_vcpus, "'vcpus'"),
+	REFUSE(g_vcpus_0, "vcpus = 0", "1..8"),
+	REFUSE(g_vcpus_9, "vcpus = 9", "1..8"),
+	REFUSE(g_vcpus_huge, "vcpus = 4294967295"),
+	REFUSE(g_vcpus_2cells, "'vcpus'"),
+	REFUSE(g_vcpus_empty, "'vcpus'"),
+	REFUSE(g_vcpus_string, "'vcpus'"),
+	REFUSE(g_vcpus_string4, "vcpus = 1953984256", "1..8"),
+};
+/* clang-format on */
+
 static void test_vcpus(void **state)
 {
 	(void)state;
-	one_guest(g_no_vcpus);
-	parse_fails("alpha", "'vcpus'");
-	one_guest(g_vcpus_0);
-	parse_fails("alpha", "vcpus = 0", "1..8");
-	one_guest(g_vcpus_9);
-	parse_fails("alpha", "vcpus = 9", "1..8");
-	one_guest(g_vcpus_huge);
-	parse_fails("alpha", "vcpus = 4294967295");
-	one_guest(g_vcpus_2cells);
-	parse_fails("alpha", "'vcpus'");
-	one_guest(g_vcpus_empty);
-	parse_fails("alpha", "'vcpus'");
-	one_guest(g_vcpus_string);
-	parse_fails("alpha", "'vcpus'");
-	one_guest(g_vcpus_string4);
-	parse_fails("alpha", "vcpus = 1953984256", "1..8");
+	REFUSE_ALL(vcpus_refused);
 }
 
 #define MEM_CASE(fn, base, size)                                                                   \
@@ -138,31 +159,26 @@ static void g_mem_2cells(void)
 	img_ok();
 }
 
+/* clang-format off */
+static const struct refusal memory_refused[] = {
+	REFUSE(g_no_mem, "'memory'"),
+	REFUSE(g_mem_3cells, "'memory'"),
+	REFUSE(g_mem_2cells, "'memory'"),
+	REFUSE(g_mem_base_misaligned, "2 MiB"),
+	REFUSE(g_mem_base_4k, "2 MiB"),
+	REFUSE(g_mem_size_misaligned, "2 MiB"),
+	REFUSE(g_mem_size_zero, "non-zero"),
+	REFUSE(g_mem_base_at_limit, "2^41"),
+	REFUSE(g_mem_base_far, "2^41"),
+	REFUSE(g_mem_end_past_limit, "2^41"),
+	REFUSE(g_mem_size_wraps, "2^41"),
+};
+/* clang-format on */
+
 static void test_memory(void **state)
 {
 	(void)state;
-	one_guest(g_no_mem);
-	parse_fails("alpha", "'memory'");
-	one_guest(g_mem_3cells);
-	parse_fails("alpha", "'memory'");
-	one_guest(g_mem_2cells);
-	parse_fails("alpha", "'memory'");
-	one_guest(g_mem_base_misaligned);
-	parse_fails("alpha", "2 MiB");
-	one_guest(g_mem_base_4k);
-	parse_fails("alpha", "2 MiB");
-	one_guest(g_mem_size_misaligned);
-	parse_fails("alpha", "2 MiB");
-	one_guest(g_mem_size_zero);
-	parse_fails("alpha", "non-zero");
-	one_guest(g_mem_base_at_limit);
-	parse_fails("alpha", "2^41");
-	one_guest(g_mem_base_far);
-	parse_fails("alpha", "2^41");
-	one_guest(g_mem_end_past_limit);
-	parse_fails("alpha", "2^41");
-	one_guest(g_mem_size_wraps);
-	parse_fails("alpha", "2^41");
+	REFUSE_ALL(memory_refused);
 }
 
 #define LOAD_CASE(fn, body)                                                                        \
@@ -180,19 +196,20 @@ LOAD_CASE(g_load_at_end, dt_cells("load-offset", 2, 0, 0x400000))
 LOAD_CASE(g_load_huge, dt_cells("load-offset", 2, 0xfffff000, 0xfffff000))
 LOAD_CASE(g_load_last_page, dt_cells("load-offset", 2, 0, 0x3ff000))
 
+/* clang-format off */
+static const struct refusal load_offset_refused[] = {
+	REFUSE(g_load_1cell, "'load-offset'"),
+	REFUSE(g_load_4cells, "'load-offset'"),
+	REFUSE(g_load_misaligned, "load-offset", "4 KiB"),
+	REFUSE(g_load_at_end, "does not fit"),
+	REFUSE(g_load_huge, "does not fit"),
+};
+/* clang-format on */
+
 static void test_load_offset(void **state)
 {
 	(void)state;
-	one_guest(g_load_1cell);
-	parse_fails("alpha", "'load-offset'");
-	one_guest(g_load_4cells);
-	parse_fails("alpha", "'load-offset'");
-	one_guest(g_load_misaligned);
-	parse_fails("alpha", "load-offset", "4 KiB");
-	one_guest(g_load_at_end);
-	parse_fails("alpha", "does not fit");
-	one_guest(g_load_huge);
-	parse_fails("alpha", "does not fit");
+	REFUSE_ALL(load_offset_refused);
 	one_guest(g_load_last_page); /* the 4 KiB image fills the last page exactly */
 	parse_ok();
 	assert_int_equal(cfg.vms[0].load_offset, 0x3ff000);
@@ -218,25 +235,23 @@ IMG_CASE(g_img_too_big, dt_pair("pmuvisor,image-blob", 0x1000, 0x1001))
 IMG_CASE(g_img_fits, dt_pair("pmuvisor,image-blob", 0x1000, 0x1000))
 IMG_CASE(g_img_to_end, dt_pair("pmuvisor,image-blob", 0x2000, 0x1000))
 
+/* clang-format off */
+static const struct refusal image_refused[] = {
+	REFUSE(g_img_missing, "no valid image"),
+	REFUSE(g_img_2cells, "no valid image"),
+	REFUSE(g_img_off_beyond, "no valid image"),
+	REFUSE(g_img_end_beyond, "no valid image"),
+	REFUSE(g_img_huge_off, "no valid image"),
+	REFUSE(g_img_wraps, "no valid image"),
+	REFUSE(g_img_empty, "image (0 bytes)", "does not fit"),
+	REFUSE(g_img_too_big, "image (4097 bytes) does not fit in its memory"),
+};
+/* clang-format on */
+
 static void test_image_blob(void **state)
 {
 	(void)state;
-	one_guest(g_img_missing);
-	parse_fails("alpha", "no valid image");
-	one_guest(g_img_2cells);
-	parse_fails("alpha", "no valid image");
-	one_guest(g_img_off_beyond);
-	parse_fails("alpha", "no valid image");
-	one_guest(g_img_end_beyond);
-	parse_fails("alpha", "no valid image");
-	one_guest(g_img_huge_off);
-	parse_fails("alpha", "no valid image");
-	one_guest(g_img_wraps);
-	parse_fails("alpha", "no valid image");
-	one_guest(g_img_empty);
-	parse_fails("alpha", "image (0 bytes)", "does not fit");
-	one_guest(g_img_too_big);
-	parse_fails("alpha", "image (4097 bytes) does not fit in its memory");
+	REFUSE_ALL(image_refused);
 	one_guest(g_img_fits);
 	parse_ok();
 	assert_int_equal(cfg.vms[0].image_size, 0x1000);
@@ -273,17 +288,19 @@ INITRD_CASE(g_initrd_wraps, dt_pair("pmuvisor,initrd-blob", 0x2000, ~0ULL))
 INITRD_CASE(g_initrd_3cells, dt_cells("pmuvisor,initrd-blob", 3, 0, 0x2000, 0x1000))
 INITRD_CASE(g_initrd_ok, dt_pair("pmuvisor,initrd-blob", 0x2000, 0x1000))
 
+/* clang-format off */
+static const struct refusal initrd_refused[] = {
+	REFUSE(g_initrd_beyond, "initrd"),
+	REFUSE(g_initrd_off_beyond, "initrd"),
+	REFUSE(g_initrd_wraps, "initrd"),
+	REFUSE(g_initrd_3cells, "initrd"),
+};
+/* clang-format on */
+
 static void test_initrd_blob(void **state)
 {
 	(void)state;
-	one_guest(g_initrd_beyond);
-	parse_fails("alpha", "initrd");
-	one_guest(g_initrd_off_beyond);
-	parse_fails("alpha", "initrd");
-	one_guest(g_initrd_wraps);
-	parse_fails("alpha", "initrd");
-	one_guest(g_initrd_3cells);
-	parse_fails("alpha", "initrd");
+	REFUSE_ALL(initrd_refused);
 	one_guest(g_initrd_ok);
 	parse_ok();
 	assert_int_equal(cfg.vms[0].initrd_off, 0x2000);
@@ -338,17 +355,19 @@ AFF_CASE(g_aff_empty, dt_raw("cpu-affinity", NULL, 0))
 AFF_CASE(g_aff_odd_bytes, dt_raw("cpu-affinity", "\0\0\0\0\0\0\0", 7))
 AFF_CASE(g_aff_ok, dt_cells("cpu-affinity", 2, 0x10, 0xffffffff))
 
+/* clang-format off */
+static const struct refusal affinity_refused[] = {
+	REFUSE(g_aff_short, "cpu-affinity"),
+	REFUSE(g_aff_long, "cpu-affinity"),
+	REFUSE(g_aff_empty, "cpu-affinity"),
+	REFUSE(g_aff_odd_bytes, "cpu-affinity"),
+};
+/* clang-format on */
+
 static void test_affinity(void **state)
 {
 	(void)state;
-	one_guest(g_aff_short);
-	parse_fails("alpha", "cpu-affinity");
-	one_guest(g_aff_long);
-	parse_fails("alpha", "cpu-affinity");
-	one_guest(g_aff_empty);
-	parse_fails("alpha", "cpu-affinity");
-	one_guest(g_aff_odd_bytes);
-	parse_fails("alpha", "cpu-affinity");
+	REFUSE_ALL(affinity_refused);
 	one_guest(g_aff_ok); /* hart ids are not checked against the host here */
 	parse_ok();
 	assert_true(cfg.vms[0].has_affinity);
