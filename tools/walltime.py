@@ -157,14 +157,15 @@ def prompt_boot(name, rnd, args):
     raw, at = prompt_clock(pid)
     log = os.path.join(args.build, "test-logs", f"walltime-{name}-prompt-{rnd}.log")
     r = qemu.run_process(session_cmd(name, args), args.timeout * 2, log, raw=raw,
-                         dialog=[(PROMPT, "echo @@@prompt\n")],
+                         dialog=[(PROMPT, "echo @@@prompt; exit\n")],
                          stop_re=re.compile(r"^(?:\[shell\] )?@@@prompt$"),
                          step_timeout=args.timeout, started=lambda p: pid.__setitem__(0, p),
                          elf=os.path.join(args.build, "pmuvisor.elf") if SESSIONS[name][0]
                          else None)
     if not at:
         print(f"walltime: {name} prompt boot {rnd}: no prompt" +
-              (" (TIMEOUT" if r.timed_out else " (") + f": log {os.path.relpath(log, REPO)})",
+              (" (TIMEOUT" if r.timed_out else f" (QEMU exit status {r.rc}") +
+              f": log {os.path.relpath(log, REPO)})",
               flush=True)
         return {}
     print(f"walltime: {name} prompt boot {rnd}: prompt {at[0][0]:.2f}", flush=True)
@@ -305,7 +306,8 @@ def table(names, got, prompts, cpu):
                     vals = [r.get(tag + suffix) for r in rounds]
                 med[(n, phase)], cell = summary(vals)
                 if key == "prompt":
-                    cell += f" [{len(vals)} boots]" if phase == "before" else ""
+                    booted = sum(v is not None for v in vals)
+                    cell += f" [{booted} boots]" if phase == "before" else ""
                 elif len(rounds) < len(got[n]):
                     cell += f" [{len(rounds)} of {len(got[n])} rounds]"
                 cells.append(cell if key != "prompt" or phase == "before" else "")
