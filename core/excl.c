@@ -74,8 +74,14 @@ bool excl_blocked(const struct hart *h)
 bool excl_enabled;
 /* A hart's turn: a vCPU's slice (10 ms) */
 static unsigned long turn_ticks;
-/* How often a hart taking the token looks whether the others have parked (10 us) */
-static unsigned long nap_ticks;
+/*
+ * How often a hart taking the token looks whether the others have parked
+ * (1 us: the others park as soon as they take its IPI, and under -icount
+ * the rest of a nap passes idle once they have)
+ */
+static unsigned long park_poll_ticks;
+/* How long a vCPU that spins with nothing to yield to naps (10 us) */
+static unsigned long spin_nap_ticks;
 
 /* Arm the hart timer for t unless it fires earlier already */
 static void arm_before(struct hart *h, uint64_t t)
@@ -314,7 +320,7 @@ bool excl_acquire(struct hart *h)
 	for (unsigned int i = 0; i < nr_harts; i++)
 		while ((others & BIT(i)) && !parked_quiet(i, gen, (sent >> i) & 1, seen[i])) {
 			napped = true;
-			kicked |= timer_nap(timer_now() + nap_ticks);
+			kicked |= timer_nap(timer_now() + park_poll_ticks);
 		}
 	if (kicked)
 		timer_repost_ipi();
@@ -442,10 +448,7 @@ bool excl_yield(struct hart *h)
  */
 void excl_spin_nap(struct hart *h)
 {
-	if (timer_nap(timer_now() + nap_ticks))
-		timer_repost_ipi();
-	if (h->timer_armed != UINT64_MAX)
-		timer_arm(h->timer_armed);
+	hart_nap(h, spin_nap_ticks);
 }
 
 /*
@@ -502,7 +505,8 @@ void excl_init(bool counts_other_harts)
 	/* one hart has nobody to wait for */
 	excl_enabled = counts_other_harts && nr_harts > 1;
 	turn_ticks = host.timebase / 100;
-	nap_ticks = host.timebase / 100000 + 1;
+	park_poll_ticks = host.timebase / 1000000 + 1;
+	spin_nap_ticks = host.timebase / 100000 + 1;
 	vpmu_set_exclusive(excl_enabled);
 	for (unsigned int i = 0; i < nr_harts; i++)
 		harts[i].excl_on = excl_enabled;
