@@ -442,7 +442,7 @@ bool excl_yield(struct hart *h)
 /*
  * ... and when nobody waits for a turn: the vCPU it waits for may run on
  * another hart, which under -icount runs only once this one halts or its
- * budget is spent (the timed sleeps above). Halt for a nap (or until an
+ * budget is spent (core/excl_sleep.c). Halt for a nap (or until an
  * IPI), as a hart that waits for the token does, instead of spinning
  * through the budget, each wait a trap.
  */

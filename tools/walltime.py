@@ -127,14 +127,15 @@ def qemu_cpu(pid):
 
 
 def session_cmd(name, args):
-    """The QEMU command line of a session"""
+    """(QEMU command line, the ELF a hang report symbolizes or None) of a session"""
     guest, cpu = SESSIONS[name]
     qargs = ["-cpu", cpu, "-smp", "2", "-icount", "shift=0"]
     if guest:
-        return qemu.machine_cmd(args.hv, os.path.join(args.build, "bundles",
-                                                      "linux-shell.bundle"), qargs)
+        return (qemu.machine_cmd(args.hv, os.path.join(args.build, "bundles",
+                                                       "linux-shell.bundle"), qargs),
+                os.path.join(args.build, "pmuvisor.elf"))
     return check_linux.native_cmd(args.build, qargs,
-                                  "console=hvc0 earlycon=sbi pmuvisor.run=shell")
+                                  "console=hvc0 earlycon=sbi pmuvisor.run=shell"), None
 
 
 def prompt_clock(pid):
@@ -154,14 +155,14 @@ def prompt_boot(name, rnd, args):
     """{"prompt": wall s, "prompt#cpu": QEMU CPU s} of a boot that ends at the shell prompt
     ({} if it never came)"""
     pid = [None]
+    cmd, elf = session_cmd(name, args)
     raw, at = prompt_clock(pid)
     log = os.path.join(args.build, "test-logs", f"walltime-{name}-prompt-{rnd}.log")
-    r = qemu.run_process(session_cmd(name, args), args.timeout * 2, log, raw=raw,
+    r = qemu.run_process(cmd, args.timeout * 2, log, raw=raw,
                          dialog=[(PROMPT, "echo @@@prompt; exit\n")],
                          stop_re=re.compile(r"^(?:\[shell\] )?@@@prompt$"),
                          step_timeout=args.timeout, started=lambda p: pid.__setitem__(0, p),
-                         elf=os.path.join(args.build, "pmuvisor.elf") if SESSIONS[name][0]
-                         else None)
+                         elf=elf)
     if not at:
         print(f"walltime: {name} prompt boot {rnd}: no prompt" +
               (" (TIMEOUT" if r.timed_out else f" (QEMU exit status {r.rc}") +
@@ -175,8 +176,7 @@ def prompt_boot(name, rnd, args):
 def run_session(name, rnd, args):
     """{tag: value} of one boot: "prompt", "<phase>:<key>", and "<tag>#cpu" (QEMU's CPU
     seconds) for the rows in seconds; a step that did not finish has no entry"""
-    guest = SESSIONS[name][0]
-    cmd = session_cmd(name, args)
+    cmd, elf = session_cmd(name, args)
     steps = session_steps()
     typed = [f"echo @@@{i} $(cut -d' ' -f1 /proc/uptime); {c}; "
              f"echo @@@{i} end rc=$? $(cut -d' ' -f1 /proc/uptime)\n" for i, (_, c) in
@@ -199,7 +199,7 @@ def run_session(name, rnd, args):
                          stop_re=re.compile(rf"^(?:\[shell\] )?@@@{len(steps) - 1} end rc=\d"),
                          dialog=dialog, step_timeout=args.timeout,
                          started=lambda p: pid.__setitem__(0, p),
-                         elf=os.path.join(args.build, "pmuvisor.elf") if guest else None)
+                         elf=elf)
     out = {"prompt": at[0][0], "prompt#cpu": at[0][1]} if at else {}
     text = "\n".join(r.lines)
     for i, (tag, _) in enumerate(steps):
