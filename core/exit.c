@@ -123,7 +123,8 @@ static void handle_virtual_insn(struct vcpu *v)
 	struct vcpu_fetch_fault f;
 	unsigned long insn = vcpu_arch_trapped_insn(c, exit_insn_from_memory, &f);
 
-	if (unlikely(!insn)) {
+	/* 0 read from memory is the all-zero instruction: illegal, below */
+	if (unlikely(!insn) && f.cause) {
 		insn_unreadable(v, &f);
 		return;
 	}

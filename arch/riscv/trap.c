@@ -31,6 +31,7 @@ unsigned long vcpu_arch_fetch_insn(const struct vcpu_ctx *c, struct vcpu_fetch_f
 {
 	unsigned long lo, hi;
 
+	f->cause = 0; /* read: a 0 returned is the instruction 0x0000, defined illegal */
 	if (!read_half(c->sepc, &lo, f))
 		return 0;
 	if ((lo & 3) != 3)

@@ -104,13 +104,16 @@ struct vcpu_fetch_fault {
 	unsigned long stval; /* the guest virtual address that faulted */
 	unsigned long htval; /* guest-page faults: its guest physical address >> 2 */
 };
-/* The instruction at the vCPU's sepc, read through its translation: 0 and *f if that faults */
+/*
+ * The instruction at the vCPU's sepc, read through its translation: 0 and
+ * *f if that faults (f->cause 0: it did not, the guest's halfword is 0)
+ */
 unsigned long vcpu_arch_fetch_insn(const struct vcpu_ctx *c, struct vcpu_fetch_fault *f);
 /*
  * The instruction the vCPU trapped on (virtual-instruction exceptions): the
  * hart's stval (QEMU writes it there), unless 0 or from_memory; else read
- * at sepc, which can fault: then 0, and *f says why. Inline: the trapping
- * counter reads take the stval way.
+ * at sepc (vcpu_arch_fetch_insn: 0 and *f if that faults). Inline: the
+ * trapping counter reads take the stval way.
  */
 static inline unsigned long vcpu_arch_trapped_insn(const struct vcpu_ctx *c, bool from_memory,
 						   struct vcpu_fetch_fault *f)

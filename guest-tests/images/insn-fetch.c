@@ -51,6 +51,29 @@ asm(".section .text.upage, \"ax\"\n"
 									   ".balign 4096\n"
 									   ".text\n");
 
+/*
+ * The same layout with the halfword 0x0000 (defined illegal) where upage has
+ * the counter read: what the hypervisor reads when the guest remaps the page
+ * between its fetch and that read
+ */
+extern char zpage[], zpage_read[];
+/* clang-format off */
+asm(".section .text.upage, \"ax\"\n"
+    ".balign 4096\n"
+    "zpage:\n"
+    "	li a7, " gt_str(GT_USER_EXIT_EID) "\n"
+    "	ecall\n"
+    "	j zpage\n"
+    ".balign 64\n"
+    "zpage_read:\n"
+    "	.2byte 0\n"
+    "	li a7, " gt_str(GT_USER_EXIT_EID) "\n"
+    "	ecall\n"
+    "	j zpage_read\n"
+    ".balign 4096\n"
+    ".text\n");
+/* clang-format on */
+
 static unsigned long (*at(const char *sym))(unsigned long)
 {
 	return (unsigned long (*)(unsigned long))(ALIAS_VA + (unsigned long)(sym - upage));
@@ -107,6 +130,21 @@ void gt_main(unsigned long hartid, const void *fdt)
 		GT_CHECK_EQ("gpa-not-reached", 1, 0);
 	GT_CHECK_EQ("stale-fetch-page-fault", cause, EXC_INSN_PAGE);
 	GT_CHECK_EQ("stale-fetch-stval", stval, (unsigned long)at(upage_read));
+
+	/*
+	 * The same with the entry remapped to zpage: the hypervisor reads 0x0000,
+	 * an instruction (illegal), not a fault: the guest gets the illegal
+	 * instruction with stval 0 (an uninitialised fault record was read before)
+	 */
+	GT_CHECK_EQ("zpage-layout", (unsigned long)zpage_read - (unsigned long)zpage,
+		    (unsigned long)upage_read - (unsigned long)upage);
+	l0[0] = gt_pte((unsigned long)upage, PTE_V | PTE_R | PTE_X | PTE_U | PTE_A);
+	asm volatile("sfence.vma" ::: "memory");
+	gt_run_user(at(upage), 0);
+	l0[0] = gt_pte((unsigned long)zpage, PTE_V | PTE_R | PTE_X | PTE_U | PTE_A);
+	cause = run_read(&stval);
+	GT_CHECK_EQ("zero-insn-illegal", cause, EXC_ILLEGAL_INSN);
+	GT_CHECK_EQ("zero-insn-stval", stval, 0);
 
 	/* mapped again, with the fence: as before */
 	l0[0] = gt_pte((unsigned long)upage, PTE_V | PTE_R | PTE_X | PTE_U | PTE_A);
