@@ -12,11 +12,9 @@ static struct sbi_ret srst_handler(struct vcpu *vcpu, unsigned long eid, unsigne
 	(void)eid;
 	if (fid != SBI_EXT_SRST_RESET)
 		return (struct sbi_ret){SBI_ERR_NOT_SUPPORTED, 0};
+	/* reserved or vendor-specific: none is implemented, so INVALID_PARAM (SBI v3.0 SRST) */
 	if (type > SBI_SRST_RESET_TYPE_WARM_REBOOT)
-		return (struct sbi_ret){type >= 0xf0000000UL && type <= 0xffffffffUL
-						? SBI_ERR_NOT_SUPPORTED
-						: SBI_ERR_INVALID_PARAM,
-					0};
+		return (struct sbi_ret){SBI_ERR_INVALID_PARAM, 0};
 	if (reason > SBI_SRST_RESET_REASON_SYSFAIL && reason < 0xe0000000UL)
 		return (struct sbi_ret){SBI_ERR_INVALID_PARAM, 0};
 	if (reason > 0xffffffffUL)

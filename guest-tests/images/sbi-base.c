@@ -174,9 +174,11 @@ void gt_main(unsigned long hartid, const void *fdt)
 		/* a reserved reason (natively OpenSBI might just shut down) */
 		r = gt_sbi2(SBI_EXT_SRST, SBI_EXT_SRST_RESET, SBI_SRST_RESET_TYPE_SHUTDOWN, 0x1000);
 		GT_CHECK_SBI("srst-bad-reason", r, SBI_ERR_INVALID_PARAM);
-		/* vendor-specific reset types are not supported */
+		/* a vendor-specific reset type pmuvisor does not implement: as a reserved one */
 		r = gt_sbi2(SBI_EXT_SRST, SBI_EXT_SRST_RESET, 0xf0000000UL, 0);
-		GT_CHECK_SBI("srst-vendor-type", r, SBI_ERR_NOT_SUPPORTED);
+		GT_CHECK_SBI("srst-vendor-type", r, SBI_ERR_INVALID_PARAM);
+		r = gt_sbi2(SBI_EXT_SRST, SBI_EXT_SRST_RESET, 0xffffffffUL, 0);
+		GT_CHECK_SBI("srst-vendor-type-last", r, SBI_ERR_INVALID_PARAM);
 	}
 
 	/* HSM on ourselves and on a hart that does not exist */
