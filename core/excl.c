@@ -470,12 +470,22 @@ void excl_counting_starts(struct vcpu *v)
 		excl_acquire(h);
 }
 
-/* Whether a kick to hart h needs an IPI: a parked hart looks at its queue when released */
-bool excl_needs_ipi(const struct hart *h)
+/*
+ * A kick to hart h (new work for it: a vCPU started, a guest to stop) waits
+ * for the release while h is parked: h looks at its queue then. From now on
+ * h waits for a turn, as a hart that parked with a live vCPU does: one that
+ * parked with none (excl_park) would otherwise never get a turn, and the
+ * holder would renew its own for as long as it counts. If h left its park
+ * meanwhile, the bit stays until h next leaves a park or asks for a turn:
+ * at most a turn given to a hart that did not need it.
+ */
+bool excl_defer_kick(struct hart *h)
 {
-	return !excl_enabled ||
-	       !(__atomic_load_n(&excl_parked, __ATOMIC_ACQUIRE) & BIT(h->index)) ||
-	       !excl_blocked(h);
+	if (!excl_enabled || !(__atomic_load_n(&excl_parked, __ATOMIC_ACQUIRE) & BIT(h->index)) ||
+	    !excl_blocked(h))
+		return false;
+	__atomic_or_fetch(&excl_want, BIT(h->index), __ATOMIC_SEQ_CST);
+	return true;
 }
 
 /*

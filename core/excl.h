@@ -87,7 +87,7 @@ unsigned long excl_sleep(struct hart *h, uint64_t until, bool rest);
 void excl_counting_starts(struct vcpu *v);
 /* Of the harts in hmask (hartid bits), those a remote fence must reach now */
 unsigned long excl_fence_now(unsigned long hmask);
-/* Whether waking hart h for new work needs an IPI now */
-bool excl_needs_ipi(const struct hart *h);
+/* A kick to hart h: true if it waits for the token's release (no IPI now) */
+bool excl_defer_kick(struct hart *h);
 
 #endif

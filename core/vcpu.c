@@ -11,7 +11,7 @@ void vcpu_kick(struct vcpu *v)
 	struct hart *h = this_hart();
 
 	if (v->hart != h) {
-		if (excl_needs_ipi(v->hart))
+		if (!excl_defer_kick(v->hart))
 			hart_send_ipi(v->hart->hartid);
 	} else if (v != h->cur)
 		h->resched = true; /* let a sleeping vCPU on this hart get its turn */

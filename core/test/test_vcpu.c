@@ -33,10 +33,10 @@ void vpmu_fw_event(struct vpmu *v, unsigned int fw_event, uint64_t n)
 	fw_counted[fw_event] += n;
 }
 
-bool excl_needs_ipi(const struct hart *h)
+bool excl_defer_kick(struct hart *h)
 {
 	(void)h;
-	return false;
+	return true;
 }
 
 struct sbi_ret sbi_ecall(unsigned long eid, unsigned long fid, unsigned long a0, unsigned long a1,

@@ -10,7 +10,10 @@
  * exclusive counting (bootargs "count", spin-yield-excl: vCPU 0's hart
  * holds the token, vCPU 1's is parked). With the yield the first wait hands
  * over the hart or the turn; without it vCPU 0 waited through its slice or
- * turn (10 ms), thousands of waits.
+ * turn (10 ms), thousands of waits. With bootargs "count-first"
+ * (spin-yield-excl-start) vCPU 0 counts before it starts vCPU 1, whose hart
+ * parked with nothing to run: the start must still reach it within a turn
+ * or two (it waited for as long as vCPU 0 counted).
  */
 #include "guest-tests/lib/gt.h"
 #include "guest-tests/lib/pmu.h"
@@ -49,33 +52,52 @@ static void secondary(unsigned long hartid, unsigned long opaque)
 	__atomic_store_n(&flag, 1, __ATOMIC_RELEASE);
 }
 
+/* Count instructions on a counter of ours: its index, or exit */
+static long count_instructions(void)
+{
+	struct gt_pmu_layout pl;
+	struct sbi_ret r;
+	long idx;
+
+	gt_pmu_layout(&pl);
+	idx = gt_pmu_cfg_idx(0, pl.hw_mask, SBI_PMU_CFG_FLAG_CLEAR_VALUE, SBI_PMU_HW_INSTRUCTIONS);
+	/* an SBI error is negative: a huge index */
+	if (!GT_CHECK_LE("count-cfg", (unsigned long)idx, 63))
+		gt_exit();
+	/* from here vCPU 1's hart is parked while ours counts */
+	r = gt_pmu_start(idx, 1, 0, 0);
+	GT_CHECK_SBI("count-start", r, SBI_SUCCESS);
+	return idx;
+}
+
 void gt_main(unsigned long hartid, const void *fdt)
 {
 	const char *args = gt_fdt_getprop("/chosen", "bootargs", NULL);
-	bool count = args && !__builtin_strcmp(args, "count");
+	bool first = args && !__builtin_strcmp(args, "count-first");
+	bool count = first || (args && !__builtin_strcmp(args, "count"));
 	unsigned long other = hartid ? 0 : 1, waits, spins;
 	uint64_t t0, t1;
 	long idx = -1;
-	struct gt_pmu_layout pl;
 	struct sbi_ret r;
 
 	(void)fdt;
 	if (!GT_CHECK_EQ("zawrs-in-isa", gt_hart_has_ext(0, "zawrs"), 1))
 		gt_exit();
+	if (first)
+		idx = count_instructions();
+	t0 = gt_rdtime();
 	r = gt_hart_start(other, secondary, 0);
 	GT_CHECK_SBI("start-vcpu1", r, SBI_SUCCESS);
+	/* counting first: vCPU 1 runs once a turn of ours (10 ms) ends, at most 1 s is the bound */
 	if (!GT_CHECK_EQ("vcpu1-ready", gt_wait_ge(&sec_ready, 1, gt_timebase()), 1))
 		gt_exit();
-	if (count) {
-		gt_pmu_layout(&pl);
-		idx = gt_pmu_cfg_idx(0, pl.hw_mask, SBI_PMU_CFG_FLAG_CLEAR_VALUE,
-				     SBI_PMU_HW_INSTRUCTIONS);
-		/* an SBI error is negative: a huge index */
-		if (!GT_CHECK_LE("count-cfg", (unsigned long)idx, 63))
-			gt_exit();
-		/* from here vCPU 1's hart is parked while ours counts */
-		r = gt_pmu_start(idx, 1, 0, 0);
-		GT_CHECK_SBI("count-start", r, SBI_SUCCESS);
+	t1 = gt_rdtime();
+	if (first) {
+		gt_printf("spin-yield: vCPU 1 started while vCPU 0 counts after %lu us\n",
+			  (unsigned long)((t1 - t0) * 1000000 / gt_timebase()));
+		GT_CHECK_LE("vcpu1-ready-us", (t1 - t0) * 1000000 / gt_timebase(), 30000);
+	} else if (count) {
+		idx = count_instructions();
 	}
 	/* natively vCPU 1 has a hart of its own and runs beside everything below */
 	spins = gt_atomic_load(&sec_spins);
@@ -87,8 +109,10 @@ void gt_main(unsigned long hartid, const void *fdt)
 	waits = wait_flag(&flag, 1000000);
 	t1 = gt_rdtime();
 	gt_printf("spin-yield: %s: vCPU 1 set the flag after %lu waits, %lu us\n",
-		  count ? "counting" : "not counting", waits,
-		  (unsigned long)((t1 - t0) * 1000000 / gt_timebase()));
+		  first	  ? "counting first"
+		  : count ? "counting"
+			  : "not counting",
+		  waits, (unsigned long)((t1 - t0) * 1000000 / gt_timebase()));
 	GT_CHECK_EQ("flag-set", flag, 1);
 	if (!gt_native())
 		GT_CHECK_LE("waits", waits, MAX_WAITS);
