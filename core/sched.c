@@ -225,8 +225,14 @@ static void sched_poll(struct hart *h, unsigned long now)
 			v->state = VCPU_DEAD;
 			if (h->cur == v)
 				h->cur = NULL;
-			if (__atomic_sub_fetch(&vm->live_vcpus, 1, __ATOMIC_ACQ_REL) == 0)
+			if (__atomic_sub_fetch(&vm->live_vcpus, 1, __ATOMIC_ACQ_REL) > 0)
+				continue;
+			if (vm->stop_kind == VM_STOP_REBOOT) {
+				vm->reboot_next = h->reboots;
+				h->reboots = vm;
+			} else {
 				vm_stopped(vm);
+			}
 			continue;
 		}
 		if (state == VCPU_RUNNABLE || !sched_ready(v, state, now))
@@ -402,6 +408,23 @@ static void sched_enter_guest(struct hart *h, struct vcpu *v)
 	} while (sched_fast_return(h, v, seen));
 }
 
+/*
+ * Guests whose last vCPU stopped here to reboot (sched_poll): loading a
+ * guest again copies megabytes, so the hart does it holding neither its
+ * queue's lock nor the exclusive-counting token, as between two entries.
+ */
+static void sched_reboot(struct hart *h)
+{
+	if (h->excl_on)
+		excl_release(h);
+	while (h->reboots) {
+		struct vm *vm = h->reboots;
+
+		h->reboots = vm->reboot_next;
+		vm_reboot(vm);
+	}
+}
+
 void sched_run(struct hart *h)
 {
 	for (;;) {
@@ -417,6 +440,11 @@ void sched_run(struct hart *h)
 		}
 		spin_lock(&h->lock);
 		sched_poll(h, now);
+		if (unlikely(h->reboots)) {
+			spin_unlock(&h->lock);
+			sched_reboot(h);
+			continue;
+		}
 		v = h->cur;
 		if (!v || v->state != VCPU_RUNNABLE || h->resched) {
 			h->resched = false;

@@ -147,18 +147,26 @@ void vm_request_stop(struct vm *vm, enum vm_stop_kind kind, const char *why)
 	this_hart()->resched = true;
 }
 
+/*
+ * RAM keeps its contents, as a machine's does across QEMU's system reset:
+ * only the image, the initrd and the device tree are loaded again. Zeroing
+ * it all (hundreds of MiB) kept the hart, and under exclusive counting
+ * every hart, from running anything else for as long.
+ */
+void vm_reboot(struct vm *vm)
+{
+	if (!vm_boot(vm)) {
+		vcpu_kick(vm->vcpus[0]);
+		return;
+	}
+	vm->stop_kind = VM_STOP_FAILED;
+	vm_stopped(vm);
+}
+
 void vm_stopped(struct vm *vm)
 {
 	int left;
 
-	if (vm->stop_kind == VM_STOP_REBOOT) {
-		memset((void *)vm->ram_hpa, 0, vm->ram_size);
-		if (!vm_boot(vm)) {
-			vcpu_kick(vm->vcpus[0]);
-			return;
-		}
-		vm->stop_kind = VM_STOP_FAILED;
-	}
 	vm->state = VM_STOPPED;
 	for (unsigned int i = 0; i < vm->nr_vcpus; i++) {
 		struct vcpu *v = vm->vcpus[i];

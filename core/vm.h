@@ -29,6 +29,7 @@ struct vm {
 	volatile int state;
 	int stop_kind;
 	volatile int live_vcpus;
+	struct vm *reboot_next;	    /* in the list of its hart's pending reboots (core/sched.c) */
 	uint64_t watchdog_ticks;    /* from watchdog-ms; 0: no watchdog */
 	volatile uint64_t last_sbi; /* time of the guest's last SBI call */
 	size_t con_len;		    /* guest console output not yet written (console.c) */
@@ -43,8 +44,10 @@ int vm_create(const struct vm_config *cfg, unsigned int id);
 int vm_boot(struct vm *vm);
 /* Ask every hart to stop this VM's vCPUs; the first request wins */
 void vm_request_stop(struct vm *vm, enum vm_stop_kind kind, const char *why);
-/* Called on the hart that stopped the VM's last vCPU */
+/* Called on the hart that stopped the VM's last vCPU (for a reboot: vm_reboot) */
 void vm_stopped(struct vm *vm);
+/* ... of a VM that asked for a reboot: boot it again, else it stops as failed */
+void vm_reboot(struct vm *vm);
 
 /* How many VMs must stop before the machine powers off */
 void vm_count_live(int n);
