@@ -39,7 +39,6 @@ struct hart {
 	uint64_t timer_armed;	  /* what the hart's timer holds, to skip rewrites */
 	uint64_t timer_rest;	  /* ... what sched_arm_timer found but the vPMU's deadline */
 	bool resched;
-	struct vm *reboots; /* guests whose last vCPU stopped here to reboot (sched_reboot) */
 	bool excl_on; /* excl_enabled (core/excl.h), at hand: the PMU lane tests both at once */
 	bool exit_handled;	    /* the trap vector's short way answered the vCPU's exit */
 	struct sched_seen seen;	    /* ... and what it compares with after every SBI call */

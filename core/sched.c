@@ -198,9 +198,28 @@ static bool sched_ready(struct vcpu *v, int state, unsigned long now)
 	}
 }
 
-/* Apply what other harts and the vCPUs' own calls asked for */
+/*
+ * The last vCPU of vm, which asked for a reboot, stopped on h (sched_poll):
+ * loading a guest again copies megabytes, so the hart does it holding
+ * neither its queue's lock (dropped here, taken again) nor the
+ * exclusive-counting token, as between two guest entries.
+ */
+static void sched_reboot(struct hart *h, struct vm *vm)
+{
+	spin_unlock(&h->lock);
+	if (h->excl_on)
+		excl_release(h);
+	vm_reboot(vm);
+	spin_lock(&h->lock);
+}
+
+/*
+ * Apply what other harts and the vCPUs' own calls asked for. Under h's
+ * lock, which a reboot drops for a while: then it looks at the queue again.
+ */
 static void sched_poll(struct hart *h, unsigned long now)
 {
+again:
 	for (struct vcpu *v = h->queue; v; v = v->next) {
 		struct vm *vm = v->vm;
 		int state = __atomic_load_n(&v->state, __ATOMIC_ACQUIRE);
@@ -227,13 +246,12 @@ static void sched_poll(struct hart *h, unsigned long now)
 				h->cur = NULL;
 			if (__atomic_sub_fetch(&vm->live_vcpus, 1, __ATOMIC_ACQ_REL) > 0)
 				continue;
-			if (vm->stop_kind == VM_STOP_REBOOT) {
-				vm->reboot_next = h->reboots;
-				h->reboots = vm;
-			} else {
+			if (vm->stop_kind != VM_STOP_REBOOT) {
 				vm_stopped(vm);
+				continue;
 			}
-			continue;
+			sched_reboot(h, vm);
+			goto again;
 		}
 		if (state == VCPU_RUNNABLE || !sched_ready(v, state, now))
 			continue;
@@ -408,23 +426,6 @@ static void sched_enter_guest(struct hart *h, struct vcpu *v)
 	} while (sched_fast_return(h, v, seen));
 }
 
-/*
- * Guests whose last vCPU stopped here to reboot (sched_poll): loading a
- * guest again copies megabytes, so the hart does it holding neither its
- * queue's lock nor the exclusive-counting token, as between two entries.
- */
-static void sched_reboot(struct hart *h)
-{
-	if (h->excl_on)
-		excl_release(h);
-	while (h->reboots) {
-		struct vm *vm = h->reboots;
-
-		h->reboots = vm->reboot_next;
-		vm_reboot(vm);
-	}
-}
-
 void sched_run(struct hart *h)
 {
 	for (;;) {
@@ -440,11 +441,6 @@ void sched_run(struct hart *h)
 		}
 		spin_lock(&h->lock);
 		sched_poll(h, now);
-		if (unlikely(h->reboots)) {
-			spin_unlock(&h->lock);
-			sched_reboot(h);
-			continue;
-		}
 		v = h->cur;
 		if (!v || v->state != VCPU_RUNNABLE || h->resched) {
 			h->resched = false;

@@ -29,7 +29,6 @@ struct vm {
 	volatile int state;
 	int stop_kind;
 	volatile int live_vcpus;
-	struct vm *reboot_next;	    /* in the list of its hart's pending reboots (core/sched.c) */
 	uint64_t watchdog_ticks;    /* from watchdog-ms; 0: no watchdog */
 	volatile uint64_t last_sbi; /* time of the guest's last SBI call */
 	size_t con_len;		    /* guest console output not yet written (console.c) */
