@@ -29,11 +29,13 @@ typedef struct {
 	volatile int locked;
 } spinlock_t;
 
+/* Take l, which another hart holds (core/spinlock.c) */
+__attribute__((cold)) void spin_lock_contended(spinlock_t *l);
+
 static inline void spin_lock(spinlock_t *l)
 {
-	while (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE))
-		while (__atomic_load_n(&l->locked, __ATOMIC_RELAXED))
-			;
+	if (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE))
+		spin_lock_contended(l);
 }
 
 /* Take it if it is free: whether it was */
