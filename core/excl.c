@@ -242,6 +242,12 @@ void excl_release(struct hart *h)
 	sched_put_counting(h);
 	h->excl.counter = NULL;
 	__atomic_store_n(&excl_token, excl_gen(token) << EXCL_OWNER_BITS, __ATOMIC_RELEASE);
+	/*
+	 * excl_park sets its bit, then reads the token: with the store above
+	 * ordered before the read below, either it sees the release or we see
+	 * its bit and wake it (a weakly ordered hart could do neither)
+	 */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	parked = __atomic_load_n(&excl_parked, __ATOMIC_ACQUIRE);
 	for (i = 0; i < nr_harts; i++)
 		if (parked & BIT(i))
