@@ -100,6 +100,19 @@ bool timer_nap(uint64_t until)
 	return ipi;
 }
 
+void timer_halt(uint64_t until)
+{
+	unsigned long sie = csr_read(CSR_SIE), vsie = csr_read(CSR_VSIE);
+
+	csr_write(CSR_VSIE, 0);
+	csr_write(CSR_SIE, SIP_STIP);
+	timer_write(until);
+	asm volatile("wfi");
+	timer_write(UINT64_MAX);
+	csr_write(CSR_SIE, sie);
+	csr_write(CSR_VSIE, vsie);
+}
+
 void timer_repost_ipi(void)
 {
 	csr_set(CSR_SIP, SIP_SSIP);

@@ -42,6 +42,8 @@ bool timer_wait_ipi(bool timer, volatile unsigned long *signal, unsigned long va
  * it back with timer_repost_ipi once the wait is over).
  */
 bool timer_nap(uint64_t until);
+/* Halt until `until`; an IPI does not end it and stays pending. The timer is left disarmed. */
+void timer_halt(uint64_t until);
 /* Make this hart's IPI pending again (one that timer_nap took) */
 void timer_repost_ipi(void);
 
