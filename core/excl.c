@@ -107,8 +107,8 @@ static void arm_before(struct hart *h, uint64_t t)
  * after the turn before it did. A turn ends early when its hart has nothing
  * to run (excl_idle) or its vCPU spins while another hart waits
  * (excl_yield). So a vCPU waits for other harts' turns at most one
- * turn (a slice) per other hart with work (docs/security.md, the stall
- * bound).
+ * turn (a slice) per other hart with work, for each slice its hart's
+ * other vCPUs take of its hart's turns (docs/security.md, the stall bound).
  */
 static spinlock_t turn_lock;
 static int turn_hart = -1;	   /* whose turn it is (hart index), -1: nobody's yet */
@@ -204,18 +204,21 @@ void excl_park(struct hart *h)
 	unsigned long token;
 	bool want = false;
 
+	h->excl.park_gen = ~0UL;
+	hart_set_doing(h, HART_PARKED);
+	__atomic_or_fetch(&excl_parked, BIT(h->index), __ATOMIC_SEQ_CST);
 	/*
 	 * A vCPU waiting here for an interrupt may be what the owner's guest
 	 * waits for (an IPI answer): any live vCPU counts as work, since
-	 * kicks to parked harts are deferred to the release.
+	 * kicks to parked harts are deferred to the release. Looked at after
+	 * the parked bit: a kick before it is seen here, one after it finds
+	 * the bit and sets ours itself (excl_defer_kick). Looked at before,
+	 * a kick in between sent an IPI, which the loop below swallowed.
 	 */
 	for (struct vcpu *v = h->queue; v && !want; v = v->next)
 		want = v->state != VCPU_DEAD && v->state != VCPU_STOPPED;
 	if (want)
 		__atomic_or_fetch(&excl_want, BIT(h->index), __ATOMIC_SEQ_CST);
-	h->excl.park_gen = ~0UL;
-	hart_set_doing(h, HART_PARKED);
-	__atomic_or_fetch(&excl_parked, BIT(h->index), __ATOMIC_SEQ_CST);
 	while (token = __atomic_load_n(&excl_token, __ATOMIC_ACQUIRE), excl_blocks(h, token))
 		timer_wait_ipi(false, &h->excl.park_gen, excl_gen(token));
 	if (h->excl.fence_pending) {
@@ -487,8 +490,11 @@ void excl_counting_starts(struct vcpu *v)
  */
 bool excl_defer_kick(struct hart *h)
 {
-	if (!excl_enabled || !(__atomic_load_n(&excl_parked, __ATOMIC_ACQUIRE) & BIT(h->index)) ||
-	    !excl_blocked(h))
+	if (!excl_enabled)
+		return false;
+	/* the caller's store (a vCPU's state) before the look: excl_park looks the other way */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (!(__atomic_load_n(&excl_parked, __ATOMIC_ACQUIRE) & BIT(h->index)) || !excl_blocked(h))
 		return false;
 	__atomic_or_fetch(&excl_want, BIT(h->index), __ATOMIC_SEQ_CST);
 	return true;
