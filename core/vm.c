@@ -116,8 +116,9 @@ int vm_boot(struct vm *vm)
 	vm->watchdog_ticks = (uint64_t)cfg->watchdog_ms * host.timebase / 1000;
 	vm->last_sbi = timer_now();
 	vm->state = VM_RUNNING;
+	/* after the VM's state: a hart that sees a vCPU STOPPED sees the VM running */
 	for (unsigned int i = 1; i < vm->nr_vcpus; i++)
-		vm->vcpus[i]->state = VCPU_STOPPED;
+		__atomic_store_n(&vm->vcpus[i]->state, VCPU_STOPPED, __ATOMIC_RELEASE);
 	vm->vcpus[0]->start_pc = vm->entry_gpa;
 	vm->vcpus[0]->start_arg = vm->fdt_gpa;
 	__atomic_store_n(&vm->vcpus[0]->state, VCPU_START_PENDING, __ATOMIC_RELEASE);
