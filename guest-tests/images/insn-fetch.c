@@ -15,6 +15,7 @@
  * a line that says why.
  */
 #include "guest-tests/lib/gt.h"
+#include "guest-tests/lib/pmu.h"
 
 GT_IMAGE("insn-fetch");
 
@@ -96,7 +97,8 @@ void gt_main(unsigned long hartid, const void *fdt)
 	const char *args = gt_fdt_getprop("/chosen", "bootargs", NULL);
 	bool gpa = args && !__builtin_strcmp(args, "gpa");
 	unsigned long stval, satp;
-	long cause;
+	struct gt_pmu_layout pl;
+	long cause, fw;
 
 	(void)hartid;
 	(void)fdt;
@@ -134,10 +136,19 @@ void gt_main(unsigned long hartid, const void *fdt)
 	/*
 	 * The same with the entry remapped to zpage: the hypervisor reads 0x0000,
 	 * an instruction (illegal), not a fault: the guest gets the illegal
-	 * instruction with stval 0 (an uninitialised fault record was read before)
+	 * instruction with stval 0 (an uninitialised fault record was read before).
+	 * The hypervisor's answer, not the guest's own fetch of 0x0000 (which
+	 * hedeleg would give it directly): the ILLEGAL_INSN firmware event counts
+	 * only the hypervisor's injections.
 	 */
 	GT_CHECK_EQ("zpage-layout", (unsigned long)zpage_read - (unsigned long)zpage,
 		    (unsigned long)upage_read - (unsigned long)upage);
+	/* SBI calls before the fill: each trap to the hypervisor flushes QEMU's TLB */
+	gt_pmu_layout(&pl);
+	fw = gt_pmu_cfg_idx(0, pl.fw_mask,
+			    SBI_PMU_CFG_FLAG_CLEAR_VALUE | SBI_PMU_CFG_FLAG_AUTO_START,
+			    GT_PMU_EV_FW(SBI_PMU_FW_ILLEGAL_INSN));
+	GT_CHECK_LE("zero-insn-fw-counter", (unsigned long)fw, 63);
 	l0[0] = gt_pte((unsigned long)upage, PTE_V | PTE_R | PTE_X | PTE_U | PTE_A);
 	asm volatile("sfence.vma" ::: "memory");
 	gt_run_user(at(upage), 0);
@@ -145,6 +156,8 @@ void gt_main(unsigned long hartid, const void *fdt)
 	cause = run_read(&stval);
 	GT_CHECK_EQ("zero-insn-illegal", cause, EXC_ILLEGAL_INSN);
 	GT_CHECK_EQ("zero-insn-stval", stval, 0);
+	GT_CHECK_EQ("zero-insn-by-hypervisor", gt_pmu_fw_read((unsigned long)fw).value, 1);
+	gt_pmu_release((unsigned long)fw);
 
 	/* mapped again, with the fence: as before */
 	l0[0] = gt_pte((unsigned long)upage, PTE_V | PTE_R | PTE_X | PTE_U | PTE_A);
