@@ -503,9 +503,10 @@ def main():
             sys.exit(f"e2e.py: {rel(os.path.join(args.build, need))} not found (make all)")
     out_dir = os.path.join(args.build, "e2e")
     os.makedirs(out_dir, exist_ok=True)
-    inp = copy_inputs(args.build, out_dir)
-    # what the copies were built from: the tree may change while the boots run
+    # what the copies are built from (make built them just before): the tree may change while
+    # the boots run
     args.commit = commit_name()
+    inp = copy_inputs(args.build, out_dir)
     if args.breakdown:
         return breakdown(args, inp)
 
@@ -572,7 +573,8 @@ def breakdown(args, inp):
     """--breakdown: trace the BREAKDOWN runs natively and in the guest, print the table."""
     out_dir = os.path.join(args.build, "e2e")
     # a rule naming a function that no longer exists would file its episodes under "other"
-    known = tbtrace.Symbols([inp["vmlinux"], inp["pmuvisor.elf"]]).starts.values()
+    known = {n for _, _, _, names in tbtrace.Symbols([inp["vmlinux"], inp["pmuvisor.elf"]]).tables
+             for n in names}
     stale = sorted({f for _, fns in EPISODES for f in fns if f != "?"} - set(known))
     if stale:
         sys.exit(f"e2e.py: EPISODES names functions that neither ELF has: {', '.join(stale)}")
