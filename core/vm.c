@@ -151,8 +151,8 @@ void vm_request_stop(struct vm *vm, enum vm_stop_kind kind, const char *why)
 /*
  * RAM keeps its contents, as a machine's does across QEMU's system reset:
  * only the image, the initrd and the device tree are loaded again. Zeroing
- * it all (hundreds of MiB) kept the hart, and under exclusive counting
- * every hart, from running anything else for as long.
+ * it all (hundreds of MiB) would keep the hart, and under exclusive
+ * counting every hart, from running anything else for as long.
  */
 void vm_reboot(struct vm *vm)
 {
