@@ -106,6 +106,14 @@ static inline bool hart_nap(struct hart *h, uint64_t ticks)
 	return ipi;
 }
 
+/* ... for `ticks` only: an IPI stays pending for later (timer_halt) */
+static inline void hart_halt(struct hart *h, uint64_t ticks)
+{
+	timer_halt(timer_now() + ticks);
+	if (h->timer_armed != UINT64_MAX)
+		timer_arm(h->timer_armed);
+}
+
 /* What hart h does from now on, for the hang report */
 static inline void hart_set_doing(struct hart *h, enum hart_doing d)
 {

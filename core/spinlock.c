@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* The wait of a contended spinlock. */
-#include "arch/riscv/timer.h"
 #include "core/hart.h"
 #include "core/hostdt.h"
 #include "core/lib.h"
@@ -26,10 +25,7 @@ void spin_lock_contended(spinlock_t *l)
 
 	do {
 		while (__atomic_load_n(&l->locked, __ATOMIC_RELAXED))
-			if (++looks > SPIN_LOOKS && h) {
-				timer_halt(timer_now() + host.timebase / 1000000 + 1);
-				if (h->timer_armed != UINT64_MAX)
-					timer_arm(h->timer_armed);
-			}
+			if (++looks > SPIN_LOOKS && h)
+				hart_halt(h, host.timebase / 1000000 + 1);
 	} while (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE));
 }

@@ -21,6 +21,7 @@ static inline uint64_t timer_now(void)
  */
 void timer_arm(uint64_t when);
 bool timer_nap(uint64_t until);
+void timer_halt(uint64_t until);
 void timer_repost_ipi(void);
 
 #endif
