@@ -130,10 +130,14 @@ static void handle_virtual_insn(struct vcpu *v)
 	}
 	if (insn == INSN_WFI) {
 		c->sepc += 4;
-		if (!vcpu_arch_irq_pending(&v->arch, timer_now())) {
+		/*
+		 * No resched: the scheduler looks at a vCPU that left RUNNABLE
+		 * anyway, and one that an interrupt made ready again meanwhile
+		 * (sched_poll) goes on in its slice instead of losing the hart
+		 * to the next vCPU for a whole slice.
+		 */
+		if (!vcpu_arch_irq_pending(&v->arch, timer_now()))
 			v->state = VCPU_WFI;
-			this_hart()->resched = true;
-		}
 		return;
 	}
 	if (emulate_counter_read(v, insn))
@@ -157,20 +161,21 @@ static void handle_irq(struct vcpu *v, unsigned long irq)
 {
 	struct hart *h = this_hart();
 
-	switch (irq) {
-	case IRQ_S_TIMER:
+	/* the timer first: it ends every slice */
+	if (irq == IRQ_S_TIMER) {
 		sched_timer_tick(h);
 		vpmu_timer(&v->vpmu); /* a counter may have wrapped unsignalled */
 		console_poll();	      /* output that waited for the UART, if any */
-		break;
-	case IRQ_S_SOFT:
+	} else if (irq == IRQ_S_SOFT) {
 		timer_take_ipi();
-		break;
-	case IRQ_PMU_OVF:
+	} else if (irq == IRQ_PMU_OVF) {
 		/* counters only count guest modes: the overflow is the running vCPU's */
 		vpmu_overflow_irq(&v->vpmu);
-		break;
-	default:
+	} else if (irq == IRQ_S_GEXT) {
+		/* an MSI to the file of a vCPU waiting on this hart: it is ready now */
+		h->resched = true;
+		vcpu_arch_take_sgei();
+	} else {
 		hv_printf("pmuvisor: unexpected interrupt %lu while running guest %s\n", irq,
 			  v->vm->name);
 		csr_clear(CSR_SIE, BIT(irq));

@@ -2,7 +2,8 @@
 /*
  * Each guest gets a device tree built at boot: its vCPUs with the ISA it
  * may use, its memory, and /chosen. No devices: the console is SBI DBCN,
- * timers are Sstc or SBI TIME, IPIs are SBI IPI.
+ * timers are Sstc or SBI TIME, IPIs are SBI IPI or, where its vCPUs own
+ * guest interrupt files (guest_imsic.c), MSIs to its IMSIC.
  */
 #include <libfdt.h>
 #include <string.h>
@@ -98,6 +99,39 @@ static int build_cpu(void *fdt, unsigned int id, const char *isa, const char *co
 	return fdt_end_node(fdt);
 }
 
+/*
+ * The guest's S-level IMSIC (riscv,imsics binding): vCPU i's file at
+ * imsic_gpa + i pages, its parent interrupt the vCPU's S-level external (9)
+ */
+static int build_imsic(void *fdt, const struct vm *vm)
+{
+	struct {
+		fdt32_t intc, irq;
+	} parents[VCPU_MAX];
+	fdt64_t reg[2];
+	char name[40];
+
+	for (unsigned int i = 0; i < vm->nr_vcpus; i++) {
+		parents[i].intc = cpu_to_fdt32(i + 1); /* its interrupt-controller (build_cpu) */
+		parents[i].irq = cpu_to_fdt32(9);
+	}
+	snprintf(name, sizeof(name), "interrupt-controller@%lx", (unsigned long)vm->imsic_gpa);
+	CHECK(fdt_begin_node(fdt, name));
+	CHECK(fdt_property_string(fdt, "compatible", "riscv,imsics"));
+	reg[0] = cpu_to_fdt64(vm->imsic_gpa);
+	reg[1] = cpu_to_fdt64((uint64_t)vm->nr_vcpus * 0x1000);
+	CHECK(fdt_property(fdt, "reg", reg, sizeof(reg)));
+	CHECK(fdt_property(fdt, "interrupts-extended", parents,
+			   (int)(vm->nr_vcpus * sizeof(parents[0]))));
+	CHECK(fdt_property(fdt, "interrupt-controller", NULL, 0));
+	CHECK(fdt_property_u32(fdt, "#interrupt-cells", 0));
+	CHECK(fdt_property(fdt, "msi-controller", NULL, 0));
+	CHECK(fdt_property_u32(fdt, "#msi-cells", 0));
+	CHECK(fdt_property_u32(fdt, "riscv,num-ids", host.imsic_guest_ids));
+	CHECK(fdt_property_u32(fdt, "phandle", vm->nr_vcpus + 1));
+	return fdt_end_node(fdt);
+}
+
 static void isa_string(char *buf, size_t size, const char *const *exts, unsigned int n)
 {
 	size_t len = (size_t)snprintf(buf, size, "rv64");
@@ -122,6 +156,9 @@ int guest_fdt_build(struct vm *vm, void *fdt, size_t size, uint64_t initrd_gpa,
 	uint8_t seed[32];
 	static unsigned long boots; /* every boot of every guest gets another seed */
 
+	/* the IMSIC driver wants Ssaia: the guest's AIA CSRs are VS-mode's (hstateen0) */
+	if (vm->imsic_gpa && n < ARRAY_SIZE(exts))
+		exts[n++] = "ssaia";
 	isa_string(isa, sizeof(isa), exts, n);
 	CHECK(fdt_create(fdt, (int)size));
 	CHECK(fdt_finish_reservemap(fdt));
@@ -151,6 +188,8 @@ int guest_fdt_build(struct vm *vm, void *fdt, size_t size, uint64_t initrd_gpa,
 	for (unsigned int i = 0; i < vm->nr_vcpus; i++)
 		CHECK(build_cpu(fdt, i, isa, exts, n));
 	CHECK(fdt_end_node(fdt));
+	if (vm->imsic_gpa)
+		CHECK(build_imsic(fdt, vm));
 
 	snprintf(name, sizeof(name), "memory@%lx", (unsigned long)vm->ram_gpa);
 	CHECK(fdt_begin_node(fdt, name));

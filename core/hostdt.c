@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/* Parse the host device tree: harts, memory, timebase, UART, ISA, initrd. */
+/* Parse the host device tree: harts, memory, timebase, UART, ISA, initrd, IMSIC. */
 #include <libfdt.h>
 #include <string.h>
 #include "core/hostdt.h"
@@ -167,6 +167,50 @@ static void parse_finisher(const void *fdt, struct host_info *h)
 			p, fdt_address_cells(fdt, fdt_parent_offset(fdt, node)));
 }
 
+/*
+ * The S-level IMSIC ("riscv,imsics" whose parents take interrupt 9): hart
+ * index i (its place in interrupts-extended) has its files at
+ * base + (i << (guest-index-bits + 12)), one group, one reg region.
+ */
+static void parse_imsic(const void *fdt, struct host_info *h)
+{
+	int node = -1, len, rlen;
+
+	while ((node = fdt_node_offset_by_compatible(fdt, node, "riscv,imsics")) >= 0) {
+		const fdt32_t *ie = fdt_getprop(fdt, node, "interrupts-extended", &len);
+		const fdt32_t *reg = fdt_getprop(fdt, node, "reg", &rlen);
+		const fdt32_t *gb = fdt_getprop(fdt, node, "riscv,guest-index-bits", NULL);
+		int ac = fdt_address_cells(fdt, fdt_parent_offset(fdt, node));
+		int sc = fdt_size_cells(fdt, fdt_parent_offset(fdt, node));
+		uint64_t base, size;
+		unsigned int bits = gb ? fdt32_to_cpu(*gb) : 0;
+
+		if (!ie || len < 8 || fdt32_to_cpu(ie[1]) != 9 || !reg || rlen < (ac + sc) * 4 ||
+		    bits > 6)
+			continue;
+		base = read_cells(reg, ac);
+		size = read_cells(reg + ac, sc);
+		for (int i = 0; i < len / 8; i++, ie += 2) {
+			int intc = fdt_node_offset_by_phandle(fdt, fdt32_to_cpu(ie[0]));
+			int cpu = intc < 0 ? intc : fdt_parent_offset(fdt, intc);
+			const fdt32_t *id = cpu < 0 ? NULL : fdt_getprop(fdt, cpu, "reg", &rlen);
+			uint64_t file = base + ((uint64_t)i << (bits + 12));
+
+			if (!id || file + (1ULL << (bits + 12)) > base + size)
+				continue;
+			for (unsigned int k = 0; k < h->nr_harts; k++)
+				if (h->hartids[k] == (unsigned long)read_cells(id, rlen / 4))
+					h->imsic_file[k] = file;
+		}
+		h->imsic_guest_bits = bits;
+		gb = fdt_getprop(fdt, node, "riscv,num-guest-ids", NULL);
+		if (!gb)
+			gb = fdt_getprop(fdt, node, "riscv,num-ids", NULL);
+		h->imsic_guest_ids = gb ? fdt32_to_cpu(*gb) : 0;
+		return;
+	}
+}
+
 static void parse_chosen(const void *fdt, struct host_info *h)
 {
 	int node = fdt_path_offset(fdt, "/chosen"), len;
@@ -206,6 +250,7 @@ int hostdt_parse(const void *fdt, struct host_info *h, struct riscv_isa *isa, ch
 	h->qemu_virt = fdt_node_check_compatible(fdt, 0, "riscv-virtio") == 0;
 	if (parse_cpus(fdt, h, isa, err, errlen) || parse_memory(fdt, h, err, errlen))
 		return -1;
+	parse_imsic(fdt, h);
 	return 0;
 }
 

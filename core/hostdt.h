@@ -33,6 +33,14 @@ struct host_info {
 	char bootargs[128]; /* /chosen/bootargs (QEMU -append): hypervisor options */
 	bool qemu_virt;	    /* the root's compatible is QEMU's virt machine ("riscv-virtio") */
 	bool verbose;	    /* bootargs word `verbose`: say what the scheduler does (moves) */
+	/*
+	 * AIA's S-level IMSIC: per hart (as hartids[]) its supervisor interrupt
+	 * file's page, 0 where none; the guest interrupt files follow it, file
+	 * k at + k pages, up to 2^imsic_guest_bits - 1 of them
+	 */
+	uint64_t imsic_file[HOST_HART_MAX];
+	unsigned int imsic_guest_bits;
+	unsigned int imsic_guest_ids; /* interrupt identities of a guest file */
 };
 
 extern struct host_info host;

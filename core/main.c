@@ -11,6 +11,7 @@
 #include "arch/riscv/cpu.h"
 #include "core/excl.h"
 #include "core/guest_fdt.h"
+#include "core/guest_imsic.h"
 #include "core/hart.h"
 #include "core/hostdt.h"
 #include "arch/riscv/isa.h"
@@ -154,6 +155,7 @@ static void create_guests(void)
 			vms[i]->vcpus[c]->pinned = vc->has_affinity;
 			sched_add(h, vms[i]->vcpus[c]);
 		}
+		guest_imsic_assign(vms[i]);
 	}
 	vm_count_live((int)nr_vms);
 	for (unsigned int i = 0; i < nr_vms; i++) {
@@ -162,8 +164,9 @@ static void create_guests(void)
 		hv_printf("pmuvisor: guest %s: %u vCPU(s) on hart(s)", vm->name, vm->nr_vcpus);
 		for (unsigned int c = 0; c < vm->nr_vcpus; c++)
 			hv_printf(" %lu", vm->vcpus[c]->hart->hartid);
-		hv_printf(", %lu MiB at 0x%lx (host 0x%lx)\n", (unsigned long)(vm->ram_size >> 20),
-			  (unsigned long)vm->ram_gpa, (unsigned long)vm->ram_hpa);
+		hv_printf(", %lu MiB at 0x%lx (host 0x%lx)%s\n",
+			  (unsigned long)(vm->ram_size >> 20), (unsigned long)vm->ram_gpa,
+			  (unsigned long)vm->ram_hpa, vm->imsic_gpa ? ", IMSIC guest files" : "");
 		if (vm_boot(vm))
 			hv_panic("cannot load guest %s", vm->name);
 	}

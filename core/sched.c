@@ -240,6 +240,7 @@ again:
 		if (__atomic_load_n(&vm->state, __ATOMIC_ACQUIRE) == VM_STOPPING) {
 			if (hart_loaded(h) == v)
 				sched_unload(h);
+			vcpu_arch_wake_on_msi(&v->arch, false);
 			vpmu_vcpu_reset(&v->vpmu);
 			v->state = VCPU_DEAD;
 			if (h->cur == v)
@@ -253,8 +254,16 @@ again:
 			sched_reboot(h, vm);
 			goto again;
 		}
-		if (state == VCPU_RUNNABLE || !sched_ready(v, state, now))
+		if (state == VCPU_RUNNABLE)
 			continue;
+		if (!sched_ready(v, state, now)) {
+			/* waiting: an MSI to its guest interrupt file wakes this hart (SGEI) */
+			if (state == VCPU_WFI || state == VCPU_SUSPENDED ||
+			    state == VCPU_SUSPENDED_NR)
+				vcpu_arch_wake_on_msi(&v->arch, true);
+			continue;
+		}
+		vcpu_arch_wake_on_msi(&v->arch, false);
 		/* HSM hart_start, or the non-retentive suspend's resume: a fresh entry */
 		if (state == VCPU_START_PENDING || state == VCPU_SUSPENDED_NR) {
 			if (hart_loaded(h) == v)
@@ -262,6 +271,8 @@ again:
 			vcpu_arch_reset(&v->arch, v->id,
 					state == VCPU_START_PENDING ? v->start_pc : v->resume_pc,
 					v->start_arg);
+			if (state == VCPU_START_PENDING)
+				vcpu_arch_clear_guest_file(&v->arch);
 		}
 		v->state = VCPU_RUNNABLE;
 	}
@@ -303,6 +314,22 @@ static struct vcpu *sched_pick(struct hart *h)
 		v = v->next ? v->next : h->queue;
 	} while (v != start);
 	return NULL;
+}
+
+/*
+ * A vCPU with a guest interrupt file, about to enter: its WFI may wait in
+ * the guest while no other vCPU here could use the hart, and not with
+ * counters exclusive counting runs only in a turn (other harts wait for
+ * that turn's end). Under h's lock.
+ */
+static void sched_wfi_policy(struct hart *h, struct vcpu *v)
+{
+	bool others = false;
+
+	for (struct vcpu *o = h->queue; o; o = o->next)
+		if (o != v && o->state == VCPU_RUNNABLE)
+			others = true;
+	vcpu_arch_wfi_halts(&v->arch, !others && !(h->excl_on && vpmu_counting(&v->vpmu)));
 }
 
 /* Program the hart's timer for the next event it must act on */
@@ -488,6 +515,8 @@ void sched_run(struct hart *h)
 			sched_switch(h, v);
 			sched_offer_work(h);
 		}
+		if (vcpu_arch_wfi_may_halt(&v->arch))
+			sched_wfi_policy(h, v);
 		sched_arm_timer(h);
 		spin_unlock(&h->lock);
 		if (h->excl_on && !excl_enter(h, v, now))

@@ -33,6 +33,8 @@ struct vm {
 	volatile uint64_t last_sbi; /* time of the guest's last SBI call */
 	size_t con_len;		    /* guest console output not yet written (console.c) */
 	char con_buf[1024];
+	uint64_t
+		imsic_gpa; /* its vCPUs' guest interrupt files, a page each (guest_imsic.c); 0: none */
 };
 
 extern struct vm *vms[VM_MAX];

@@ -5,9 +5,10 @@
 usage: walltime.py [--rounds N] [--prompt-boots N] [--only native,guest,guest-sbi] [--hv BIN]
                    [--check]
 
-Boots build/linux/Image + initramfs.cpio with `pmuvisor.run=shell` on QEMU `-M virt -smp 2 -m 1G
--icount shift=0`: natively (OpenSBI runs the kernel, `-cpu max`), as the guest of the linux-shell
-configuration (2 vCPUs on the 2 harts) with pmuvisor's counter-delegation backend (`-cpu max`), and
+Boots build/linux/Image + initramfs.cpio with `pmuvisor.run=shell` on QEMU `-M
+virt,aia=aplic-imsic,aia-guests=1 -smp 2 -m 1G -icount shift=0`: natively (OpenSBI runs the
+kernel, `-cpu max`), as the guest of the linux-shell configuration (2 vCPUs pinned to the 2
+harts, each with a guest interrupt file) with pmuvisor's counter-delegation backend (`-cpu max`), and
 with its SBI backend (`-cpu max,smcdeleg=false,ssccfg=false`). The sessions alternate (native,
 guest, guest-sbi, native, ...: a busy host slows them alike). Each session types the same commands
 at the BusyBox prompt, timed on the host by the console's own markers: the prompt; a set of
@@ -41,6 +42,8 @@ SESSIONS = {  # name: (pmuvisor guest?, -cpu)
     "guest": (True, "max"),
     "guest-sbi": (True, "max,smcdeleg=false,ssccfg=false"),
 }
+# as dts/linux-shell.dts, for both: natively Linux sends its IPIs through the IMSIC as well
+MACHINE = "virt,aia=aplic-imsic,aia-guests=1"
 PIPE_RUNS = 3
 PIPE_LOOPS = 20000
 
@@ -129,7 +132,7 @@ def qemu_cpu(pid):
 def session_cmd(name, args):
     """(QEMU command line, the ELF a hang report symbolizes or None) of a session"""
     guest, cpu = SESSIONS[name]
-    qargs = ["-cpu", cpu, "-smp", "2", "-icount", "shift=0"]
+    qargs = ["-M", MACHINE, "-cpu", cpu, "-smp", "2", "-icount", "shift=0"]
     if guest:
         return (qemu.machine_cmd(args.hv, os.path.join(args.build, "bundles",
                                                        "linux-shell.bundle"), qargs),
@@ -377,7 +380,7 @@ def main():
 
     wall, missed = table(names, got, prompts, False)
     cpu, _ = table(names, got, prompts, True)
-    print(f"\nwalltime: {args.rounds} round(s) on {time.strftime('%Y-%m-%d')}, QEMU -M virt "
+    print(f"\nwalltime: {args.rounds} round(s) on {time.strftime('%Y-%m-%d')}, QEMU -M {MACHINE} "
           "-smp 2 -m 1G -icount shift=0; medians (min-max) of the rounds, of every run for us/op, "
           "of every boot for the prompt. "
           "Targets (issue 29): guest / native "

@@ -27,6 +27,8 @@
 #define CSR_VSIP      0x244
 #define CSR_VSTIMECMP 0x24d
 #define CSR_VSATP     0x280
+#define CSR_VSISELECT 0x250 /* Ssaia: the guest's siselect */
+#define CSR_VSIREG    0x251
 
 #define CSR_HSTATUS    0x600
 #define CSR_HEDELEG    0x602
@@ -44,6 +46,7 @@
 #define CSR_HVIP       0x645
 #define CSR_HTINST     0x64a
 #define CSR_HGATP      0x680
+#define CSR_HGEIP      0xe12
 
 #define CSR_CYCLE	 0xc00
 #define CSR_TIME	 0xc01
@@ -61,18 +64,22 @@
 #define SSTATUS_VS	   (3UL << 9)
 #define SSTATUS_SUM	   (1UL << 18)
 
-#define HSTATUS_VSBE (1UL << 5)
-#define HSTATUS_GVA  (1UL << 6)
-#define HSTATUS_SPV  (1UL << 7)
-#define HSTATUS_SPVP (1UL << 8)
-#define HSTATUS_HU   (1UL << 9)
-#define HSTATUS_VTVM (1UL << 20)
-#define HSTATUS_VTW  (1UL << 21)
-#define HSTATUS_VTSR (1UL << 22)
+#define HSTATUS_VSBE	    (1UL << 5)
+#define HSTATUS_GVA	    (1UL << 6)
+#define HSTATUS_SPV	    (1UL << 7)
+#define HSTATUS_SPVP	    (1UL << 8)
+#define HSTATUS_HU	    (1UL << 9)
+#define HSTATUS_VTVM	    (1UL << 20)
+#define HSTATUS_VTW	    (1UL << 21)
+#define HSTATUS_VTSR	    (1UL << 22)
+#define HSTATUS_VGEIN_SHIFT 12 /* guest external interrupt file VS-mode uses */
 
 #define ENVCFG_STCE	  (1UL << 63)
 #define ENVCFG_PBMTE	  (1UL << 62)
 #define HSTATEEN0_ENVCFG  (1UL << 62) /* VS-mode may access senvcfg */
+#define HSTATEEN0_CSRIND  (1UL << 60) /* ... siselect/sireg (vsiselect/vsireg) */
+#define HSTATEEN0_AIA	  (1UL << 59) /* ... the other AIA CSRs (stopi: vstopi) */
+#define HSTATEEN0_IMSIC	  (1UL << 58) /* ... stopei (vstopei) */
 #define ENVCFG_CBZE	  (1UL << 7)
 #define ENVCFG_CBCFE	  (1UL << 6)
 #define ENVCFG_CBIE_FLUSH (1UL << 4) /* CBIE = 01: cbo.inval flushes (never drops our data) */

@@ -5,8 +5,9 @@
 #include "arch/riscv/timer.h"
 #include "arch/riscv/vcpu_arch.h"
 
-#define SIP_SSIP (1UL << 1)
-#define SIP_STIP (1UL << 5)
+#define SIP_SSIP  (1UL << 1)
+#define SIP_STIP  (1UL << 5)
+#define SIP_SGEIP (1UL << 12) /* in hip/hie: a guest interrupt file's MSI (hgeip & hgeie) */
 
 static bool use_sstc;
 
@@ -44,17 +45,41 @@ bool timer_take_ipi(void)
 	return true;
 }
 
+/* What a sleep changes of the interrupt enables, to put back after it */
+struct sleep_enables {
+	unsigned long sie, vsie, hie;
+};
+
+/*
+ * Only the interrupts in sie end the sleep: wfi also ends for the loaded
+ * vCPU's pending interrupts (a VS timer past its deadline, an injected
+ * LCOFI: its vsie enables them in mie) and for an MSI to a waiting vCPU's
+ * guest interrupt file (hie.SGEIE), which these sleeps leave for later.
+ */
+static struct sleep_enables sleep_begin(unsigned long sie)
+{
+	struct sleep_enables e = {csr_read(CSR_SIE), csr_read(CSR_VSIE), csr_read(CSR_HIE)};
+
+	csr_write(CSR_VSIE, 0);
+	if (e.hie & SIP_SGEIP)
+		csr_clear(CSR_HIE, SIP_SGEIP);
+	csr_write(CSR_SIE, sie);
+	return e;
+}
+
+static void sleep_end(const struct sleep_enables *e)
+{
+	csr_write(CSR_SIE, e->sie);
+	csr_write(CSR_VSIE, e->vsie);
+	if (e->hie & SIP_SGEIP)
+		csr_set(CSR_HIE, SIP_SGEIP);
+}
+
 bool timer_wait_ipi(bool timer, volatile unsigned long *signal, unsigned long val)
 {
-	unsigned long sie = csr_read(CSR_SIE), vsie = csr_read(CSR_VSIE);
+	struct sleep_enables e = sleep_begin(SIP_SSIP | (timer ? SIP_STIP : 0));
 	bool ipi;
 
-	/*
-	 * wfi also ends for the loaded vCPU's pending interrupts (a VS timer
-	 * past its deadline, an injected LCOFI): its vsie enables them in mie.
-	 */
-	csr_write(CSR_VSIE, 0);
-	csr_write(CSR_SIE, SIP_SSIP | (timer ? SIP_STIP : 0));
 	/* an IPI here already: no signal, the caller looks again */
 	if (!(csr_read(CSR_SIP) & SIP_SSIP)) {
 		if (signal) {
@@ -66,8 +91,7 @@ bool timer_wait_ipi(bool timer, volatile unsigned long *signal, unsigned long va
 		}
 	}
 	ipi = timer_take_ipi();
-	csr_write(CSR_SIE, sie);
-	csr_write(CSR_VSIE, vsie);
+	sleep_end(&e);
 	return ipi;
 }
 
@@ -85,32 +109,26 @@ unsigned long timer_idle(void)
 
 bool timer_nap(uint64_t until)
 {
-	unsigned long sie = csr_read(CSR_SIE), vsie = csr_read(CSR_VSIE);
+	struct sleep_enables e = sleep_begin(SIP_SSIP | SIP_STIP);
 	bool ipi;
 
-	csr_write(CSR_VSIE, 0);
-	csr_write(CSR_SIE, SIP_SSIP | SIP_STIP);
 	timer_write(until);
 	if (!(csr_read(CSR_SIP) & SIP_SSIP))
 		asm volatile("wfi");
 	ipi = timer_take_ipi();
 	timer_write(UINT64_MAX);
-	csr_write(CSR_SIE, sie);
-	csr_write(CSR_VSIE, vsie);
+	sleep_end(&e);
 	return ipi;
 }
 
 void timer_halt(uint64_t until)
 {
-	unsigned long sie = csr_read(CSR_SIE), vsie = csr_read(CSR_VSIE);
+	struct sleep_enables e = sleep_begin(SIP_STIP);
 
-	csr_write(CSR_VSIE, 0);
-	csr_write(CSR_SIE, SIP_STIP);
 	timer_write(until);
 	asm volatile("wfi");
 	timer_write(UINT64_MAX);
-	csr_write(CSR_SIE, sie);
-	csr_write(CSR_VSIE, vsie);
+	sleep_end(&e);
 }
 
 void timer_repost_ipi(void)

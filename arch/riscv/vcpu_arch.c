@@ -49,14 +49,23 @@ void vcpu_arch_hart_init(void)
 	 * With Smstateen, VS-mode reaches senvcfg (saved per vCPU) only through
 	 * this bit; Linux writes senvcfg on every task switch once it has Zicboz.
 	 */
-	if (riscv_has(RISCV_EXT_SMSTATEEN))
-		csr_write(CSR_HSTATEEN0, HSTATEEN0_ENVCFG);
+	if (riscv_has(RISCV_EXT_SMSTATEEN)) {
+		unsigned long hstateen0 = HSTATEEN0_ENVCFG;
+
+		/* the AIA CSRs of a guest with a guest interrupt file (vcpu_imsic.c) */
+		if (riscv_has(RISCV_EXT_SSAIA))
+			hstateen0 |= HSTATEEN0_CSRIND | HSTATEEN0_AIA | HSTATEEN0_IMSIC;
+		csr_write(CSR_HSTATEEN0, hstateen0);
+	}
 	csr_write(CSR_HENVCFG, henvcfg);
 	csr_write(CSR_HTIMEDELTA, 0);
 	csr_write(CSR_HVIP, 0);
 	/* HS interrupts we act on: IPIs from other harts, our timer, counter overflow */
 	csr_write(CSR_SIE, BIT(IRQ_S_SOFT) | BIT(IRQ_S_TIMER) |
 				   (riscv_has(RISCV_EXT_SSCOFPMF) ? BIT(IRQ_PMU_OVF) : 0));
+	/* ... and an MSI to the guest interrupt file of a vCPU that waits (hgeie) */
+	if (vcpu_arch_guest_files())
+		csr_set(CSR_HIE, BIT(IRQ_S_GEXT));
 	vcpu_probe_lcofi_hvip();
 	/*
 	 * The same for every vCPU, so set once: vsie and hvip bit 13 exist while
@@ -75,19 +84,22 @@ void vcpu_arch_reset(struct vcpu_arch *a, unsigned long hartid, unsigned long pc
 	unsigned long nr_lcofi = a->nr_lcofi, nr_dropped = a->nr_lcofi_dropped;
 	bool by_software = a->lcofi_by_software;
 	unsigned long pending = a->pending_irqs;
+	unsigned int file = a->guest_file;
 
 	memset(a, 0, sizeof(*a));
 	a->pending_irqs = pending; /* other harts' business: not the vCPU's reset */
 	a->nr_lcofi = nr_lcofi;
 	a->nr_lcofi_dropped = nr_dropped;
 	a->lcofi_by_software = by_software;
+	a->guest_file = (uint8_t)file;
 	a->ctx.regs[10] = hartid;
 	a->ctx.regs[11] = a1;
 	a->ctx.sepc = pc;
 	/* sret lands in VS-mode with FP usable at HS level; the guest still
 	 * controls it through vsstatus.FS */
 	a->ctx.sstatus = SSTATUS_SPP | SSTATUS_FS_INITIAL;
-	a->ctx.hstatus = hstatus_base | HSTATUS_SPV | HSTATUS_SPVP | HSTATUS_VTW;
+	a->ctx.hstatus = hstatus_base | HSTATUS_SPV | HSTATUS_SPVP | HSTATUS_VTW |
+			 (unsigned long)file << HSTATUS_VGEIN_SHIFT;
 	a->vsstatus = VSSTATUS_UXL_64;
 	a->vstimecmp = UINT64_MAX;
 	a->timer_next = UINT64_MAX;
@@ -108,6 +120,8 @@ void vcpu_arch_load(struct vcpu_arch *a, unsigned long hgatp)
 	csr_write(CSR_SCOUNTEREN, a->scounteren);
 	csr_write(CSR_SENVCFG, a->senvcfg);
 	csr_write(CSR_HVIP, a->hvip);
+	if (a->guest_file)
+		csr_write(CSR_VSISELECT, a->vsiselect);
 	if (riscv_has(RISCV_EXT_SSTC))
 		write_vstimecmp(a->vstimecmp);
 	if (a->fp_live) {
@@ -133,6 +147,8 @@ void vcpu_arch_put(struct vcpu_arch *a)
 	a->scounteren = csr_read(CSR_SCOUNTEREN);
 	a->senvcfg = csr_read(CSR_SENVCFG);
 	a->hvip = csr_read(CSR_HVIP);
+	if (a->guest_file)
+		a->vsiselect = (uint16_t)csr_read(CSR_VSISELECT);
 	if (riscv_has(RISCV_EXT_SSTC))
 		a->vstimecmp = csr_read(CSR_VSTIMECMP);
 	fpu_save(a->fp);
@@ -189,4 +205,10 @@ int vm_arch_init(struct vm_arch *va, unsigned int vmid, uint64_t gpa, uint64_t h
 	va->hgatp = HGATP_MODE_SV39X4 | ((unsigned long)vmid << HGATP_VMID_SHIFT) |
 		    ((uintptr_t)root >> 12);
 	return 0;
+}
+
+int vm_arch_map_device(struct vm_arch *va, uint64_t gpa, uint64_t hpa, uint64_t size,
+		       gstage_alloc_fn alloc)
+{
+	return gstage_map((uint64_t *)va->gstage_root, gpa, hpa, size, PTE_R | PTE_W, alloc);
 }

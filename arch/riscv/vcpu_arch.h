@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "arch/riscv/csr.h"
 #include "arch/riscv/ctx.h"
 #include "arch/riscv/gstage.h"
 
@@ -29,7 +30,14 @@ struct vcpu_arch {
 	bool lcofi_in_hvip;	/* hvip path: an LCOFI was raised and may still be pending */
 	bool fp_live;		/* fp[] holds the state, not the hart */
 	bool lcofi_by_software; /* the core's choice: never through hvip (kept across resets) */
-	unsigned long nr_lcofi; /* virtual LCOFIs raised, for statistics */
+	/*
+	 * AIA: the guest interrupt file of its (pinned) hart it owns, as an
+	 * hgeie bit and hstatus.VGEIN (0: none; kept across resets), and the
+	 * guest's siselect while not loaded
+	 */
+	uint8_t guest_file;
+	uint16_t vsiselect;
+	unsigned long nr_lcofi;		/* virtual LCOFIs raised, for statistics */
 	unsigned long nr_lcofi_dropped; /* software LCOFIs dropped before delivery */
 };
 
@@ -122,8 +130,45 @@ static inline unsigned long vcpu_arch_trapped_insn(const struct vcpu_ctx *c, boo
 		return c->stval;
 	return vcpu_arch_fetch_insn(c, f);
 }
-/* A VS interrupt is pending and enabled, per the vCPU's saved state */
+/* A VS interrupt is pending and enabled, per the vCPU's saved state (on its file's hart) */
 bool vcpu_arch_irq_pending(struct vcpu_arch *a, unsigned long now);
+
+/*
+ * Whether the guest's WFI may halt its hart in VS-mode: a vCPU with a guest
+ * interrupt file, whose waits its timer (Sstc) and its file's MSIs end with
+ * no trap, while the hypervisor's own interrupts still reach HS-mode.
+ */
+static inline bool vcpu_arch_wfi_may_halt(const struct vcpu_arch *a)
+{
+	return a->guest_file != 0;
+}
+/*
+ * ... and whether it does (hstatus.VTW clear), from the next entry on;
+ * else WFI traps and the vCPU leaves the hart to others
+ */
+static inline void vcpu_arch_wfi_halts(struct vcpu_arch *a, bool halt)
+{
+	if (halt)
+		a->ctx.hstatus &= ~HSTATUS_VTW;
+	else
+		a->ctx.hstatus |= HSTATUS_VTW;
+}
+
+/* AIA guest interrupt files (vcpu_imsic.c); each call on the hart that has the file */
+/* How many guest interrupt files this hart has (GEILEN), 0 without AIA's IMSIC CSRs */
+unsigned int vcpu_arch_guest_files(void);
+/* Give the vCPU a guest interrupt file (1..GEILEN, of nr_ids identities) of its hart */
+void vcpu_arch_set_guest_file(struct vcpu_arch *a, unsigned int file, unsigned int nr_ids);
+/*
+ * At the vCPU's start (HSM): its file as after a reset (nothing enabled,
+ * pending or delivered), whatever the guest's last boot left in it. Not at
+ * a resume from non-retentive suspend: the MSI that ended it stays pending.
+ */
+void vcpu_arch_clear_guest_file(struct vcpu_arch *a);
+/* Whether an MSI to the vCPU's file wakes this hart (the vCPU waits in WFI or suspend) */
+void vcpu_arch_wake_on_msi(struct vcpu_arch *a, bool wake);
+/* A guest external interrupt (SGEI) came: the files it names wake no more */
+void vcpu_arch_take_sgei(void);
 /* Emulate an exception trap into the guest's VS-mode handler (the vCPU is loaded) */
 void vcpu_arch_inject_exception(struct vcpu_arch *a, unsigned long cause, unsigned long tval);
 /* Clear hvip bits of the vCPU, loaded or not */
@@ -144,5 +189,8 @@ void vcpu_arch_set_timer(struct vcpu_arch *a, uint64_t when);
  */
 int vm_arch_init(struct vm_arch *va, unsigned int vmid, uint64_t gpa, uint64_t hpa, uint64_t size,
 		 gstage_alloc_fn alloc);
+/* Map a device's page(s) [gpa, gpa + size) to hpa in the VM's G-stage, read and write */
+int vm_arch_map_device(struct vm_arch *va, uint64_t gpa, uint64_t hpa, uint64_t size,
+		       gstage_alloc_fn alloc);
 
 #endif

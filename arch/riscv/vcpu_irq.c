@@ -60,6 +60,9 @@ bool vcpu_arch_irq_pending(struct vcpu_arch *a, unsigned long now)
 	/* vsie holds the guest's view: SSIE bit 1 enables VSSIP bit 2, etc. */
 	unsigned long enabled = ((vsie & 0x222UL) << 1) | (vsie & BIT(IRQ_PMU_OVF));
 
+	/* an MSI in its guest interrupt file (this hart's, as the callers are its hart) */
+	if (a->guest_file && (csr_read(CSR_HGEIP) & BIT(a->guest_file)))
+		hvip |= BIT(IRQ_VS_EXT);
 	if (now >= deadline) {
 		hvip |= BIT(IRQ_VS_TIMER);
 		/*
