@@ -66,6 +66,11 @@ static bool excl_blocks(const struct hart *h, unsigned long token)
 	return o >= 0 && o != (int)h->index;
 }
 
+bool excl_quiet(const struct hart *h)
+{
+	return !excl_taken() && !(__atomic_load_n(&excl_want, __ATOMIC_ACQUIRE) & ~BIT(h->index));
+}
+
 bool excl_blocked(const struct hart *h)
 {
 	return excl_blocks(h, __atomic_load_n(&excl_token, __ATOMIC_ACQUIRE));
@@ -149,6 +154,15 @@ static bool turn_next(struct hart *h, uint64_t now)
 	return turn_unstarted;
 }
 
+/* Whether h runs a vCPU whose WFI waits in the guest, and is not parked (a hint: racy reads) */
+static bool holder_may_halt(const struct hart *h)
+{
+	const struct vcpu *v = __atomic_load_n(&h->cur, __ATOMIC_RELAXED);
+
+	return v && vcpu_arch_wfi_halting(&v->arch) &&
+	       !(__atomic_load_n(&excl_parked, __ATOMIC_ACQUIRE) & BIT(h->index));
+}
+
 /*
  * Whether h may take the token now. If not, it waits until the turn ends
  * (or an IPI: a hart that takes the token sends one; h parks then).
@@ -157,13 +171,23 @@ static bool turn_ours(struct hart *h)
 {
 	uint64_t until;
 	bool mine;
+	int holder;
 
 	/* waiting, before the turn is looked at: whoever ends a turn early wakes us */
 	__atomic_or_fetch(&excl_want, BIT(h->index), __ATOMIC_SEQ_CST);
 	spin_lock(&turn_lock);
 	mine = turn_next(h, timer_now());
 	until = turn_end;
+	holder = turn_hart;
 	spin_unlock(&turn_lock);
+	/*
+	 * The holder's vCPU may wait in WFI in VS-mode, idle to the scheduler
+	 * (sched_wfi_policy): it looks again, sees us waiting, and its WFI
+	 * traps, so that its hart idles and hands the turn over (excl_idle).
+	 * Never to a parked hart: it may not execute anything.
+	 */
+	if (!mine && holder >= 0 && holder != (int)h->index && holder_may_halt(&harts[holder]))
+		hart_send_ipi(harts[holder].hartid);
 	if (!mine) {
 		h->timer_armed = until;
 		timer_arm(until);
@@ -469,9 +493,11 @@ void excl_counting_starts(struct vcpu *v)
 {
 	struct hart *h = this_hart();
 
-	(void)v;
 	if (!excl_enabled)
 		return;
+	/* it counts from now on: its WFI must trap, lest it wait in VS-mode holding the token */
+	if (vcpu_arch_wfi_may_halt(&v->arch))
+		vcpu_arch_wfi_traps_now(&v->arch);
 	/* from the PMU lane too, which leaves hart_status at "guest": a hang here must say otherwise */
 	if (!excl_mine(h))
 		hart_set_doing(h, HART_HYPERVISOR);

@@ -52,6 +52,8 @@ bool excl_mine(const struct hart *h);
 bool excl_blocked(const struct hart *h);
 /* Whether any hart holds it */
 bool excl_taken(void);
+/* Whether no hart holds it nor waits for it or for a turn, but maybe h */
+bool excl_quiet(const struct hart *h);
 /* Halt, waiting for IPIs only, as long as another hart holds the token */
 void excl_park(struct hart *h);
 /* Wake the harts sleeping until a time already past (see excl_sleep) */

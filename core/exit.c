@@ -172,8 +172,13 @@ static void handle_irq(struct vcpu *v, unsigned long irq)
 		/* counters only count guest modes: the overflow is the running vCPU's */
 		vpmu_overflow_irq(&v->vpmu);
 	} else if (irq == IRQ_S_GEXT) {
-		/* an MSI to the file of a vCPU waiting on this hart: it is ready now */
-		h->resched = true;
+		/*
+		 * An MSI to the file of a vCPU waiting on this hart: the scheduler
+		 * finds it ready (sched_poll). As a woken vCPU does after an SBI
+		 * IPI, it runs when the running one's slice ends or it waits:
+		 * preempting it would let a guest that wakes its vCPU often
+		 * take another guest's time.
+		 */
 		vcpu_arch_take_sgei();
 	} else {
 		hv_printf("pmuvisor: unexpected interrupt %lu while running guest %s\n", irq,

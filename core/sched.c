@@ -26,9 +26,15 @@ static unsigned long slice_ticks;
 /* how soon to look again at a vCPU with an undelivered software interrupt */
 #define RECHECK_TICKS 100
 
+/* Some vCPU may move between harts (no cpu-affinity): set at boot */
+static bool movers;
+
 void sched_add(struct hart *h, struct vcpu *v)
 {
 	struct vcpu **p;
+
+	if (!v->pinned)
+		movers = true;
 
 	spin_lock(&h->lock);
 	for (p = &h->queue; *p; p = &(*p)->next)
@@ -318,18 +324,22 @@ static struct vcpu *sched_pick(struct hart *h)
 
 /*
  * A vCPU with a guest interrupt file, about to enter: its WFI may wait in
- * the guest while no other vCPU here could use the hart, and not with
- * counters exclusive counting runs only in a turn (other harts wait for
- * that turn's end). Under h's lock.
+ * the guest, where the scheduler takes it for busy, only while that costs
+ * nobody anything: no other vCPU here could use the hart, no vCPU anywhere
+ * may move (an idle hart steals, a busy one does not), and under exclusive
+ * counting it does not count and no hart holds or waits for the token or a
+ * turn (its hart would keep a turn for nothing; a hart that comes to wait
+ * makes it look again: turn_ours, excl_counting_starts). Under h's lock.
  */
 static void sched_wfi_policy(struct hart *h, struct vcpu *v)
 {
-	bool others = false;
+	bool others = movers;
 
-	for (struct vcpu *o = h->queue; o; o = o->next)
+	for (struct vcpu *o = h->queue; o && !others; o = o->next)
 		if (o != v && o->state == VCPU_RUNNABLE)
 			others = true;
-	vcpu_arch_wfi_halts(&v->arch, !others && !(h->excl_on && vpmu_counting(&v->vpmu)));
+	vcpu_arch_wfi_halts(
+		&v->arch, !others && (!h->excl_on || (!vpmu_counting(&v->vpmu) && excl_quiet(h))));
 }
 
 /* Program the hart's timer for the next event it must act on */

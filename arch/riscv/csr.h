@@ -73,6 +73,7 @@
 #define HSTATUS_VTW	    (1UL << 21)
 #define HSTATUS_VTSR	    (1UL << 22)
 #define HSTATUS_VGEIN_SHIFT 12 /* guest external interrupt file VS-mode uses */
+#define HSTATUS_VGEIN	    (0x3fUL << HSTATUS_VGEIN_SHIFT)
 
 #define ENVCFG_STCE	  (1UL << 63)
 #define ENVCFG_PBMTE	  (1UL << 62)

@@ -99,6 +99,12 @@ unsigned long timer_idle(void)
 {
 	unsigned long sip;
 
+	/*
+	 * Not for the loaded vCPU's guest interrupt file (hstatus.VGEIN, set
+	 * again at its next entry): a waiting vCPU's MSI comes as SGEI
+	 * (hgeie), and a stopped one's would end every sleep at once.
+	 */
+	csr_clear(CSR_HSTATUS, HSTATUS_VGEIN);
 	asm volatile("wfi");
 	sip = csr_read(CSR_SIP);
 	timer_take_ipi();

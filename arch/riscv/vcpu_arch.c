@@ -147,8 +147,10 @@ void vcpu_arch_put(struct vcpu_arch *a)
 	a->scounteren = csr_read(CSR_SCOUNTEREN);
 	a->senvcfg = csr_read(CSR_SENVCFG);
 	a->hvip = csr_read(CSR_HVIP);
-	if (a->guest_file)
-		a->vsiselect = (uint16_t)csr_read(CSR_VSISELECT);
+	if (a->guest_file) {
+		/* and not left for the next vCPU, which may have no file, to read */
+		a->vsiselect = (uint16_t)csr_swap(CSR_VSISELECT, 0);
+	}
 	if (riscv_has(RISCV_EXT_SSTC))
 		a->vstimecmp = csr_read(CSR_VSTIMECMP);
 	fpu_save(a->fp);

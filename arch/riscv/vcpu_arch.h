@@ -154,6 +154,18 @@ static inline void vcpu_arch_wfi_halts(struct vcpu_arch *a, bool halt)
 		a->ctx.hstatus |= HSTATUS_VTW;
 }
 
+/* ... whether it does, as its next entry will have it */
+static inline bool vcpu_arch_wfi_halting(const struct vcpu_arch *a)
+{
+	return !(a->ctx.hstatus & HSTATUS_VTW);
+}
+/* ... and traps from now on, for a vCPU that runs on this hart (the short way keeps hstatus) */
+static inline void vcpu_arch_wfi_traps_now(struct vcpu_arch *a)
+{
+	a->ctx.hstatus |= HSTATUS_VTW;
+	csr_set(CSR_HSTATUS, HSTATUS_VTW);
+}
+
 /* AIA guest interrupt files (vcpu_imsic.c); each call on the hart that has the file */
 /* How many guest interrupt files this hart has (GEILEN), 0 without AIA's IMSIC CSRs */
 unsigned int vcpu_arch_guest_files(void);

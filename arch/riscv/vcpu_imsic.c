@@ -12,8 +12,6 @@
 #include "arch/riscv/vcpu_arch.h"
 #include "arch/riscv/vcpu_internal.h"
 
-#define HSTATUS_VGEIN (0x3fUL << HSTATUS_VGEIN_SHIFT)
-
 /* The IMSIC registers siselect reaches (AIA spec, "Indirectly accessed interrupt-file registers") */
 #define IMSIC_EIDELIVERY  0x70
 #define IMSIC_EITHRESHOLD 0x72

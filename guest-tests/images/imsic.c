@@ -8,13 +8,15 @@
  * side waits in WFI. Exact counts: a second guest running this image on the
  * same harts sends the same identity, so an MSI that reached the other
  * guest would show as one too many here. Bootargs: `imsic.max-us=N` checks
- * every ping (to the MSI's handler on the other vCPU) against N us; `imsic.busy` (one vCPU) spins for 2 s,
- * keeping its hart busy; `imsic.rogue` (one vCPU) stores to the page after
+ * every ping (to the MSI's handler on the other vCPU) against N us;
+ * `imsic.count`: the other vCPU counts instructions meanwhile;
+ * `imsic.busy` (one vCPU) is busy for 1 ms and asleep for 10 ms, for 2 s; `imsic.rogue` (one vCPU) stores to the page after
  * its own, which it does not own (the hypervisor stops it).
  */
 #include <stdlib.h>
 #include <string.h>
 #include "guest-tests/lib/gt.h"
+#include "guest-tests/lib/pmu.h"
 
 GT_IMAGE("imsic");
 
@@ -34,7 +36,7 @@ GT_IMAGE("imsic");
 #define ROUNDS	   32
 
 static volatile unsigned long got[GT_MAX_HARTS], foreign[GT_MAX_HARTS];
-static volatile unsigned long peer_ready, peer_setup_ok, stop;
+static volatile unsigned long peer_ready, peer_setup_ok, peer_counts, stop;
 static volatile uint64_t sent_at, peer_worst; /* the boot vCPU's last ping; the peer's slowest */
 static unsigned long boot;
 
@@ -90,14 +92,35 @@ static bool file_setup(void)
 	return ireg_read(IMSIC_EIDELIVERY) == 1 && ireg_read(IMSIC_EIE0) == 1UL << ID_PING;
 }
 
+/* The bootargs word starting with key, or NULL */
+static const char *bootarg(const char *key)
+{
+	unsigned int len = 0;
+	const char *args = gt_fdt_getprop("/chosen", "bootargs", &len);
+
+	return args && len ? strstr(args, key) : NULL;
+}
+
 static void peer(unsigned long hartid, unsigned long opaque)
 {
+	struct gt_pmu_layout pl = {0};
+	long ctr = -1;
+
 	(void)hartid;
 	(void)opaque;
+	/* counting: its WFI traps (exclusive counting), and it waits with its hart idle */
+	if (bootarg("imsic.count")) {
+		gt_pmu_layout(&pl);
+		ctr = gt_pmu_cfg_idx(0, pl.hw_mask, SBI_PMU_CFG_FLAG_AUTO_START,
+				     SBI_PMU_HW_INSTRUCTIONS);
+	}
+	gt_atomic_store(&peer_counts, ctr >= 0);
 	gt_atomic_store(&peer_setup_ok, file_setup());
 	gt_atomic_store(&peer_ready, 1);
 	gt_wfi_wait_ge(&stop, 1, 30 * gt_timebase());
 	csr_clear(sie, SIE_SEIE);
+	if (ctr >= 0)
+		gt_pmu_release((unsigned long)ctr);
 }
 
 static void rogue(void)
@@ -108,19 +131,30 @@ static void rogue(void)
 	gt_exit();
 }
 
-/* The bootargs word starting with key, or NULL */
-static const char *bootarg(const char *key)
-{
-	unsigned int len = 0;
-	const char *args = gt_fdt_getprop("/chosen", "bootargs", &len);
+static volatile unsigned long busy_ticks;
 
-	return args && len ? strstr(args, key) : NULL;
+static void busy_timer(unsigned long irq, struct gt_frame *f)
+{
+	(void)irq;
+	(void)f;
+	csr_clear(sie, SIE_STIE);
+	gt_atomic_add(&busy_ticks, 1);
 }
 
+/* For 2 s: busy for 1 ms, then asleep (WFI) for 10 ms */
 static void busy(void)
 {
-	gt_printf("imsic: busy for 2 s\n");
-	gt_delay_ticks(2 * gt_timebase());
+	uint64_t sec = gt_timebase(), ms = gt_us_to_ticks(1000), end = gt_rdtime() + 2 * sec;
+	unsigned long n;
+
+	gt_irq_register(IRQ_S_TIMER, busy_timer);
+	for (n = 0; gt_rdtime() < end; n++) {
+		gt_delay_ticks(ms);
+		gt_sbi_set_timer(gt_rdtime() + 10 * ms);
+		csr_set(sie, SIE_STIE);
+		gt_wfi_wait_ge(&busy_ticks, n + 1, sec);
+	}
+	gt_printf("imsic: busy for 1 ms, then asleep for 10 ms, %lu times\n", n);
 	gt_exit();
 }
 
@@ -176,10 +210,14 @@ void gt_main(unsigned long hartid, const void *fdt)
 	GT_CHECK_SBI("start-peer", gt_hart_start(other, peer, 0), SBI_SUCCESS);
 	GT_CHECK_EQ("peer-ready", gt_wait_ge(&peer_ready, 1, 5 * sec), 1);
 	GT_CHECK_EQ("peer-file-setup", gt_atomic_load(&peer_setup_ok), 1);
+	if (bootarg("imsic.count"))
+		GT_CHECK_EQ("peer-counts", gt_atomic_load(&peer_counts), 1);
 
 	/* ping-pong: each MSI wakes a vCPU that waits in WFI */
 	base = gt_atomic_load(&got[hartid]);
 	for (i = 0; i < ROUNDS; i++) {
+		/* spread over 54 ms: imsic-wake's busy guest is busy, then asleep, in turn */
+		gt_delay_ticks(gt_us_to_ticks(1700));
 		t0 = gt_rdtime();
 		sent_at = t0;
 		msi(other, ID_PING);
@@ -193,9 +231,12 @@ void gt_main(unsigned long hartid, const void *fdt)
 		  (unsigned long)(peer_worst * 1000000 / sec));
 	GT_CHECK_EQ("peer-got", gt_atomic_load(&got[other]), ROUNDS);
 	GT_CHECK_EQ("boot-got", gt_atomic_load(&got[hartid]) - base, ROUNDS);
-	if (bootarg("imsic.max-us="))
+	if (bootarg("imsic.max-us=")) {
 		GT_CHECK_LE("ping-max-us", peer_worst * 1000000 / sec,
 			    strtoul(bootarg("imsic.max-us=") + strlen("imsic.max-us="), NULL, 10));
+		/* while the other guest of imsic-wake was still there (it stops at 2 s) */
+		GT_CHECK_LE("before-busy-ends", gt_rdtime(), 3 * sec / 2);
+	}
 	gt_atomic_store(&stop, 1);
 	msi(other, ID_PING);
 	GT_CHECK_EQ("peer-stopped", gt_wait_hart_state(other, SBI_HSM_STATE_STOPPED, sec),
