@@ -6,7 +6,6 @@
  */
 #include "arch/riscv/cpu.h"
 #include "core/excl.h"
-#include "core/excl_internal.h"
 #include "core/hart.h"
 #include "core/hostdt.h"
 #include "core/sched.h"
@@ -564,27 +563,6 @@ void excl_init(bool counts_other_harts)
 bool excl_taken(void)
 {
 	return excl_owner(__atomic_load_n(&excl_token, __ATOMIC_ACQUIRE)) >= 0;
-}
-
-void excl_arm_timer(struct hart *h, uint64_t next)
-{
-	uint64_t s = excl_sleepers_next(h);
-
-	if (s < next)
-		next = s;
-	/*
-	 * The token's holder looks at the end of its turn whether others wait,
-	 * and at the end of a pause while its vCPU does not count: one that
-	 * counts again (a sampler's START after its STOP, every sample) has no
-	 * pause left to end, and its timer fired for nothing once per sample.
-	 */
-	if (excl_mine(h)) {
-		if (h->excl.turn_end < next)
-			next = h->excl.turn_end;
-		if (h->excl.pause_end && h->excl.pause_end < next && !vpmu_counting(&h->cur->vpmu))
-			next = h->excl.pause_end;
-	}
-	hart_arm_timer(h, next);
 }
 
 /*

@@ -2,12 +2,13 @@
 /*
  * Exclusive counting's timed sleeps (core/excl.c is the rest of the
  * workaround): how a halted hart's own timer is stood in for by the harts
- * that run, under QEMU -icount.
+ * that run, under QEMU -icount, and the timer of a hart that runs.
  */
 #include "arch/riscv/timer.h"
 #include "core/excl.h"
-#include "core/excl_internal.h"
 #include "core/hart.h"
+#include "core/vcpu.h"
+#include "vpmu/vpmu.h"
 
 /*
  * Timed sleeps. Under QEMU -icount one thread runs all harts in turn
@@ -47,7 +48,7 @@ unsigned long excl_sleep(struct hart *h, uint64_t until, bool rest)
 }
 
 /* The earliest wake-up this hart must stand in for */
-uint64_t excl_sleepers_next(const struct hart *h)
+static uint64_t excl_sleepers_next(const struct hart *h)
 {
 	unsigned long s = __atomic_load_n(&sleepers, __ATOMIC_ACQUIRE) & ~BIT(h->index);
 	uint64_t next = UINT64_MAX;
@@ -66,4 +67,25 @@ void excl_wake_sleepers(const struct hart *h, uint64_t now)
 		if ((s & 1) && harts[i].excl.wake_at <= now &&
 		    (__atomic_fetch_and(&sleepers, ~BIT(i), __ATOMIC_SEQ_CST) & BIT(i)))
 			hart_send_ipi(harts[i].hartid);
+}
+
+void excl_arm_timer(struct hart *h, uint64_t next)
+{
+	uint64_t s = excl_sleepers_next(h);
+
+	if (s < next)
+		next = s;
+	/*
+	 * The token's holder looks at the end of its turn whether others wait,
+	 * and at the end of a pause while its vCPU does not count: one that
+	 * counts again (a sampler's START after its STOP, every sample) has no
+	 * pause left to end, and its timer fired for nothing once per sample.
+	 */
+	if (excl_mine(h)) {
+		if (h->excl.turn_end < next)
+			next = h->excl.turn_end;
+		if (h->excl.pause_end && h->excl.pause_end < next && !vpmu_counting(&h->cur->vpmu))
+			next = h->excl.pause_end;
+	}
+	hart_arm_timer(h, next);
 }

@@ -18,16 +18,8 @@
 /* Where a guest finds its files, as QEMU's virt puts the S-level IMSIC */
 #define GUEST_IMSIC_GPA 0x28000000ULL
 
-/* Files given out per hart (host.hartids order), from file 1 on; boot time only */
+/* Files given out per hart (its index: host.hartids order), from file 1 on; boot time only */
 static unsigned int files_used[HOST_HART_MAX];
-
-static int host_index(unsigned long hartid)
-{
-	for (unsigned int i = 0; i < host.nr_harts; i++)
-		if (host.hartids[i] == hartid)
-			return (int)i;
-	return -1;
-}
 
 void guest_imsic_assign(struct vm *vm)
 {
@@ -46,9 +38,9 @@ void guest_imsic_assign(struct vm *vm)
 		return;
 	}
 	for (unsigned int i = 0; i < vm->nr_vcpus; i++) {
-		int k = host_index(vm->vcpus[i]->hart->hartid);
+		unsigned int k = vm->vcpus[i]->hart->index;
 
-		if (k < 0 || !host.imsic_file[k] || files_used[k] + ++want[k] > files) {
+		if (!host.imsic_file[k] || files_used[k] + ++want[k] > files) {
 			hv_printf("pmuvisor: guest %s: no guest interrupt file left on hart %lu: "
 				  "IPIs through SBI\n",
 				  vm->name, vm->vcpus[i]->hart->hartid);
@@ -56,7 +48,7 @@ void guest_imsic_assign(struct vm *vm)
 		}
 	}
 	for (unsigned int i = 0; i < vm->nr_vcpus; i++) {
-		int k = host_index(vm->vcpus[i]->hart->hartid);
+		unsigned int k = vm->vcpus[i]->hart->index;
 		unsigned int file = ++files_used[k];
 
 		if (vm_arch_map_device(&vm->arch, GUEST_IMSIC_GPA + i * SZ_4K,
