@@ -84,17 +84,18 @@ $(BUILD)/pmuvisor.bin: $(BUILD)/pmuvisor.elf
 hv: $(BUILD)/pmuvisor.bin
 
 # The debug hypervisor, beside the normal one: the vPMU's invariants are checked after every
-# PMU call and vCPU switch (vpmu_check; a broken one panics). `make DEBUG=1 run` boots it;
+# PMU call and vCPU switch (vpmu_check; a broken one panics), the scheduler's at every guest
+# entry (HV_DEBUG). `make DEBUG=1 run` boots it;
 # make test runs the configurations marked `// test: debug` with it too.
 HV_DEBUG_OBJS := $(patsubst %,$(BUILD)/hv-debug/%.o,$(HV_SRCS))
 $(HV_DEBUG_OBJS): $(HV_OFFSETS)
 $(BUILD)/hv-debug/%.c.o: %.c $(LIBFDT_DIR)/.stamp
 	@mkdir -p $(dir $@)
 	@echo "  CC      $< (debug)"
-	@$(CC_RV) $(HV_CFLAGS) -DVPMU_DEBUG -c $< -o $@
+	@$(CC_RV) $(HV_CFLAGS) -DVPMU_DEBUG -DHV_DEBUG -c $< -o $@
 $(BUILD)/hv-debug/%.S.o: %.S
 	@mkdir -p $(dir $@)
-	@$(CC_RV) $(HV_CFLAGS) -DVPMU_DEBUG -D__ASSEMBLER__ -c $< -o $@
+	@$(CC_RV) $(HV_CFLAGS) -DVPMU_DEBUG -DHV_DEBUG -D__ASSEMBLER__ -c $< -o $@
 $(BUILD)/pmuvisor-debug.elf: $(HV_DEBUG_OBJS) $(LIBFDT_OBJS) arch/riscv/pmuvisor.ld
 	@echo "  LD      $@"
 	@$(CC_RV) $(RV_ARCH) -nostdlib -nostartfiles -static -Wl,--gc-sections -Wl,--no-warn-rwx-segments \

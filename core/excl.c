@@ -411,8 +411,17 @@ bool excl_enter(struct hart *h, struct vcpu *v, unsigned long now)
 			arm_before(h, h->excl.turn_end);
 			return true;
 		}
-		/* the next turn is another hart's */
+		/*
+		 * The next turn is another hart's: wait for h's. The release
+		 * puts v (it counts), so v runs again only once the scheduler's
+		 * switch has loaded it, even when the token comes back at once
+		 * (the other hart's want or turn gone meanwhile). Entered from
+		 * here, v ran on its put state: what it changed of its CSRs was
+		 * lost at its next load, and its counters stood still.
+		 */
 		excl_release(h);
+		excl_acquire(h);
+		return false;
 	}
 	return excl_acquire(h);
 }

@@ -34,7 +34,10 @@ extern bool excl_enabled;
 void excl_init(bool counts_other_harts);
 
 /* ---- the scheduler's side (core/sched.c), only while excl_enabled ---- */
-/* Before entering v: may it run now? False: we waited, look at the queue again */
+/*
+ * Before entering v: may it run now? False: we waited, or v left the hart
+ * (its hart's turn is over): look at the queue again
+ */
 bool excl_enter(struct hart *h, struct vcpu *v, unsigned long now);
 /* Take the token, all other harts parked; false: it was taken, we parked until its release */
 bool excl_acquire(struct hart *h);

@@ -83,6 +83,12 @@ static inline void sched_before_entry(struct hart *h, struct vcpu *v)
 {
 	struct hart_status *st = h->status;
 
+#ifdef HV_DEBUG
+	/* the debug build's check: a vCPU runs only with its state in this hart's registers */
+	if (hart_loaded(h) != v)
+		hv_panic("hart %lu enters guest %s vcpu %u, which is not loaded on it", h->hartid,
+			 v->vm->name, v->id);
+#endif
 	st->doing = HART_GUEST;
 	st->entries++;
 	if (unlikely(vcpu_arch_entry_work(&v->arch)))

@@ -7,7 +7,7 @@ CORE_TEST_INC     := -I .
 CORE_TEST_LIBS    := -lfdt -lcmocka -lpthread
 CORE_TEST_HDRS    := $(wildcard core/*.h arch/riscv/*.h core/test/stubs/arch/riscv/*.h)
 
-CORE_TESTS := core-config core-config-guest core-mm core-gstage core-sbi core-console core-entropy core-lane core-vcpu core-hsm
+CORE_TESTS := core-config core-config-guest core-mm core-gstage core-sbi core-console core-entropy core-lane core-vcpu core-hsm core-excl
 
 core-test-config_SRCS  := core/test/test_config.c core/test/config_dt.c core/config.c \
 			  core/test/stubs.c
@@ -22,6 +22,9 @@ core-test-entropy_SRCS := core/test/test_entropy.c core/entropy.c
 core-test-lane_SRCS    := core/test/test_lane.c core/lane.c
 core-test-vcpu_SRCS    := core/test/test_vcpu.c core/vcpu.c
 core-test-hsm_SRCS     := core/test/test_hsm.c core/sbi_hsm.c
+# test_excl.c includes core/excl.c itself: it sets the token and the turn directly
+core-test-excl_SRCS    := core/test/test_excl.c core/test/stubs.c
+core-test-excl_DEPS    := core/excl.c
 # sbi_base.c includes "arch/riscv/sbi_call.h", console.c "arch/riscv/timer.h": take the host
 # stubs (found first), not the RISC-V ecall and rdtime
 core-test-sbi_INC      := -I core/test/stubs
@@ -29,9 +32,11 @@ core-test-console_INC  := -I core/test/stubs
 core-test-lane_INC     := -I core/test/stubs
 core-test-vcpu_INC     := -I core/test/stubs
 core-test-hsm_INC      := -I core/test/stubs
+core-test-excl_INC     := -I core/test/stubs
 
 define CORE_TEST_RULE
-$(BUILD)/unit/$(1): $$(core-test-$(1:core-%=%)_SRCS) $(CORE_TEST_HDRS) core/test/core-test.mk
+$(BUILD)/unit/$(1): $$(core-test-$(1:core-%=%)_SRCS) $$(core-test-$(1:core-%=%)_DEPS) $(CORE_TEST_HDRS) \
+		core/test/core-test.mk
 	@mkdir -p $$(dir $$@)
 	@echo "  HOSTCC  $$@"
 	@$(CORE_TEST_CC) $(CORE_TEST_CFLAGS) $$(core-test-$(1:core-%=%)_INC) $(CORE_TEST_INC) \

@@ -29,6 +29,9 @@ static inline void cpu_wfi(void)
 {
 }
 
+/* defined by the test that parks harts (core/excl.c) */
+void hart_fence_guests(void);
+
 static inline void hart_send_ipi(unsigned long hartid)
 {
 	sbi_ecall(SBI_EXT_IPI, SBI_EXT_IPI_SEND_IPI, 1, hartid, 0, 0, 0, 0);

@@ -23,5 +23,6 @@ void timer_arm(uint64_t when);
 bool timer_nap(uint64_t until);
 void timer_halt(uint64_t until);
 void timer_repost_ipi(void);
+bool timer_wait_ipi(bool timer, volatile unsigned long *signal, unsigned long val);
 
 #endif
