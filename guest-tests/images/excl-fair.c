@@ -21,21 +21,6 @@
 
 GT_IMAGE("excl-fair");
 
-/* the number after `name` (e.g. "ms=") in the bootargs, or def */
-static unsigned long arg_ul(const char *args, const char *name, unsigned long def)
-{
-	unsigned long len = __builtin_strlen(name), v = 0;
-
-	for (const char *p = args; p && *p; p++) {
-		if ((p != args && p[-1] != ' ') || __builtin_strncmp(p, name, len) != 0)
-			continue;
-		for (p += len; *p >= '0' && *p <= '9'; p++)
-			v = v * 10 + (unsigned long)(*p - '0');
-		return v;
-	}
-	return def;
-}
-
 static uint64_t us_to_ticks(unsigned long us)
 {
 	return us * gt_timebase() / 1000000;
@@ -59,9 +44,9 @@ static void work_until(uint64_t until)
 		spin(2000);
 }
 
-static void hog(const char *args)
+static void hog(void)
 {
-	uint64_t half = us_to_ticks(arg_ul(args, "ms=", 400) * 1000 / 2), end;
+	uint64_t half = us_to_ticks(gt_arg_ul("ms=", 400) * 1000 / 2), end;
 	unsigned long loops = 0, bad = 0;
 	struct gt_pmu_layout pl;
 	long c;
@@ -87,9 +72,9 @@ static void hog(const char *args)
 	gt_exit();
 }
 
-static void neighbour(const char *args)
+static void neighbour(void)
 {
-	uint64_t end = gt_rdtime() + us_to_ticks(arg_ul(args, "ms=", 400) * 1000);
+	uint64_t end = gt_rdtime() + us_to_ticks(gt_arg_ul("ms=", 400) * 1000);
 	uint64_t last = gt_rdtime(), worst = 0, worst_at = 0, t0 = last;
 	unsigned long calls = 0;
 
@@ -110,17 +95,15 @@ static void neighbour(const char *args)
 		  calls, ticks_to_us(last - t0) / 1000, ticks_to_us(worst),
 		  ticks_to_us(worst_at) / 1000);
 	GT_CHECK_LE("neighbour-longest-gap-us", ticks_to_us(worst),
-		    arg_ul(args, "max-gap-us=", 20000));
+		    gt_arg_ul("max-gap-us=", 20000));
 	gt_exit();
 }
 
 void gt_main(unsigned long hartid, const void *fdt)
 {
-	const char *args = gt_fdt_getprop("/chosen", "bootargs", NULL);
-
 	(void)hartid;
 	(void)fdt;
-	if (args && __builtin_strncmp(args, "hog", 3) == 0)
-		hog(args);
-	neighbour(args);
+	if (gt_arg_has("hog"))
+		hog();
+	neighbour();
 }

@@ -13,8 +13,6 @@
  * `imsic.busy` (one vCPU) is busy for 1 ms and asleep for 10 ms, for 2 s; `imsic.rogue` (one vCPU) stores to the page after
  * its own, which it does not own (the hypervisor stops it).
  */
-#include <stdlib.h>
-#include <string.h>
 #include "guest-tests/lib/gt.h"
 #include "guest-tests/lib/pmu.h"
 
@@ -92,15 +90,6 @@ static bool file_setup(void)
 	return ireg_read(IMSIC_EIDELIVERY) == 1 && ireg_read(IMSIC_EIE0) == 1UL << ID_PING;
 }
 
-/* The bootargs word starting with key, or NULL */
-static const char *bootarg(const char *key)
-{
-	unsigned int len = 0;
-	const char *args = gt_fdt_getprop("/chosen", "bootargs", &len);
-
-	return args && len ? strstr(args, key) : NULL;
-}
-
 static void peer(unsigned long hartid, unsigned long opaque)
 {
 	struct gt_pmu_layout pl = {0};
@@ -109,7 +98,7 @@ static void peer(unsigned long hartid, unsigned long opaque)
 	(void)hartid;
 	(void)opaque;
 	/* counting: its WFI traps (exclusive counting), and it waits with its hart idle */
-	if (bootarg("imsic.count")) {
+	if (gt_arg_has("imsic.count")) {
 		gt_pmu_layout(&pl);
 		ctr = gt_pmu_cfg_idx(0, pl.hw_mask, SBI_PMU_CFG_FLAG_AUTO_START,
 				     SBI_PMU_HW_INSTRUCTIONS);
@@ -184,11 +173,11 @@ void gt_main(unsigned long hartid, const void *fdt)
 
 	(void)fdt;
 	boot = hartid;
-	if (bootarg("imsic.busy"))
+	if (gt_arg_has("imsic.busy"))
 		busy();
 	check_dt(gt_nr_harts());
 	gt_irq_register(IRQ_S_EXT, ext_irq);
-	if (bootarg("imsic.rogue"))
+	if (gt_arg_has("imsic.rogue"))
 		rogue();
 	GT_CHECK_EQ("file-setup", file_setup(), 1);
 
@@ -210,7 +199,7 @@ void gt_main(unsigned long hartid, const void *fdt)
 	GT_CHECK_SBI("start-peer", gt_hart_start(other, peer, 0), SBI_SUCCESS);
 	GT_CHECK_EQ("peer-ready", gt_wait_ge(&peer_ready, 1, 5 * sec), 1);
 	GT_CHECK_EQ("peer-file-setup", gt_atomic_load(&peer_setup_ok), 1);
-	if (bootarg("imsic.count"))
+	if (gt_arg_has("imsic.count"))
 		GT_CHECK_EQ("peer-counts", gt_atomic_load(&peer_counts), 1);
 
 	/* ping-pong: each MSI wakes a vCPU that waits in WFI */
@@ -231,9 +220,9 @@ void gt_main(unsigned long hartid, const void *fdt)
 		  (unsigned long)(peer_worst * 1000000 / sec));
 	GT_CHECK_EQ("peer-got", gt_atomic_load(&got[other]), ROUNDS);
 	GT_CHECK_EQ("boot-got", gt_atomic_load(&got[hartid]) - base, ROUNDS);
-	if (bootarg("imsic.max-us=")) {
+	if (gt_arg_has("imsic.max-us=")) {
 		GT_CHECK_LE("ping-max-us", peer_worst * 1000000 / sec,
-			    strtoul(bootarg("imsic.max-us=") + strlen("imsic.max-us="), NULL, 10));
+			    gt_arg_ul("imsic.max-us=", 0));
 		/* while the other guest of imsic-wake was still there (it stops at 2 s) */
 		GT_CHECK_LE("before-busy-ends", gt_rdtime(), 3 * sec / 2);
 	}

@@ -156,3 +156,32 @@ uint32_t gt_fdt32(const void *p)
 {
 	return fdt32_to_cpu(*(const fdt32_t *)p);
 }
+
+/* The first bootargs word that starts with key, or NULL */
+static const char *arg_word(const char *key)
+{
+	const char *args = gt_fdt_getprop("/chosen", "bootargs", NULL);
+	unsigned long len = __builtin_strlen(key);
+
+	for (const char *p = args; p && *p; p++)
+		if ((p == args || p[-1] == ' ') && __builtin_strncmp(p, key, len) == 0)
+			return p;
+	return NULL;
+}
+
+bool gt_arg_has(const char *key)
+{
+	return arg_word(key) != NULL;
+}
+
+unsigned long gt_arg_ul(const char *key, unsigned long def)
+{
+	const char *p = arg_word(key);
+	unsigned long v = 0;
+
+	if (!p)
+		return def;
+	for (p += __builtin_strlen(key); *p >= '0' && *p <= '9'; p++)
+		v = v * 10 + (unsigned long)(*p - '0');
+	return v;
+}

@@ -267,6 +267,13 @@ unsigned long gt_ram_size(void);
 /* Property `prop` of the node at full path `path` (e.g. "/cpus/cpu@0"), or NULL */
 const void *gt_fdt_getprop(const char *path, const char *prop, unsigned int *lenp);
 uint32_t gt_fdt32(const void *p); /* big-endian cell */
+/*
+ * The image's bootargs (/chosen): whether a word starts with key ("hog",
+ * "imsic.count"), and the number after a key ending in '=' ("ms="), def
+ * when no word starts with it
+ */
+bool gt_arg_has(const char *key);
+unsigned long gt_arg_ul(const char *key, unsigned long def);
 
 /* ---- Sv39 page tables (the guest's own translation, VS-stage) ---- */
 #define PTE_V	    (1UL << 0)
