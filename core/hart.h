@@ -47,6 +47,7 @@ struct hart {
 	struct excl_hart excl;	    /* exclusive counting: its turn, its park (core/excl.c) */
 	struct vpmu_hart pmu;	    /* whose configuration each physical counter holds */
 	struct phys_hart phys;	    /* the vPMU's physical layer: its own per-hart state */
+	uint64_t look_at; /* its next look for a starved hart (core/unstarve.c), or UINT64_MAX */
 };
 
 /*

@@ -22,6 +22,7 @@
 #include "arch/riscv/sbi_call.h"
 #include "core/sched.h"
 #include "arch/riscv/timer.h"
+#include "core/unstarve.h"
 #include "core/vcpu.h"
 #include "core/vm.h"
 
@@ -215,6 +216,7 @@ void hv_main(unsigned long hartid, const void *fdt)
 		harts[i].status = &hart_status[i];
 		harts[i].hartid = host.hartids[i];
 		harts[i].timer_armed = UINT64_MAX - 1;
+		harts[i].look_at = UINT64_MAX;
 		harts[i].arch.stack_top =
 			(uintptr_t)mm_zalloc_pages(HART_STACK_SIZE, 4096) + HART_STACK_SIZE;
 		if (harts[i].hartid == hartid)
@@ -252,6 +254,7 @@ void hv_main(unsigned long hartid, const void *fdt)
 	sched_wait_settled(nr_harts - 1);
 	vpmu_probe_other_harts();
 	excl_init(vpmu_counts_other_harts());
+	unstarve_init(vpmu_harts_may_starve());
 	create_guests();
 	sched_kick_and_settle();
 	hart_start(boot);

@@ -13,6 +13,7 @@
 #include "core/sched.h"
 #include "core/sched_internal.h"
 #include "arch/riscv/timer.h"
+#include "core/unstarve.h"
 #include "core/vcpu.h"
 #include "core/vm.h"
 #include "vpmu/vpmu.h"
@@ -383,8 +384,13 @@ static void sched_arm_timer(struct hart *h)
 				next = d;
 		}
 	}
-	if (others && h->cur && h->slice_end < next)
-		next = h->slice_end;
+	if (h->cur) {
+		if (others && h->slice_end < next)
+			next = h->slice_end;
+		/* the next look for a hart QEMU leaves no time (core/unstarve.c) */
+		if (h->look_at < next)
+			next = h->look_at;
+	}
 	/* all but a counter that may wrap unsignalled, which the PMU lane moves alone */
 	h->timer_rest = next;
 	if (h->cur)
@@ -438,10 +444,14 @@ static void sched_idle(struct hart *h)
 
 void sched_timer_tick(struct hart *h)
 {
+	uint64_t now = timer_now();
+
 	timer_ack();
 	h->timer_armed = UINT64_MAX;
-	if (timer_now() >= h->slice_end)
+	if (now >= h->slice_end)
 		h->resched = true;
+	if (unlikely(unstarve_on))
+		unstarve_tick(h, now);
 }
 
 static void sched_enter_guest(struct hart *h, struct vcpu *v)

@@ -147,6 +147,12 @@ bool vpmu_phys_event_exclusive(unsigned int a, unsigned int b, unsigned long eve
  * workaround wanted? p: a programmable counter that counts instret.
  */
 bool vpmu_phys_other_harts_charged(unsigned int p);
+/*
+ * Whether a counter left one count below its top can leave the other harts
+ * no time at all (QEMU -icount, the near-top quirk): known once
+ * vpmu_phys_other_harts_charged has probed
+ */
+bool vpmu_phys_harts_may_starve(void);
 
 /*
  * Counter idx of this hart configured with event_idx: the counter that

@@ -186,6 +186,11 @@ bool vpmu_counts_other_harts(void)
 	return layout.other_harts;
 }
 
+bool vpmu_harts_may_starve(void)
+{
+	return vpmu_offered && vpmu_phys_harts_may_starve();
+}
+
 unsigned int vpmu_num_hw(void)
 {
 	return layout.num_hw;

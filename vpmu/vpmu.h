@@ -102,6 +102,12 @@ static inline bool vpmu_counting(const struct vpmu *v)
  */
 bool vpmu_counts_other_harts(void);
 /*
+ * Whether a hart can get no time at all while another runs (QEMU -icount's
+ * round robin, docs/quirks.md near-top): then the core's harts look out for
+ * each other (core/unstarve.c). Known after vpmu_probe_other_harts.
+ */
+bool vpmu_harts_may_starve(void);
+/*
  * The core runs vCPUs with running counters alone (exclusive counting, set
  * once at boot): vpmu then calls vpmu_host_counting_starts() before it
  * starts hardware counters.

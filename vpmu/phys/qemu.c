@@ -59,6 +59,17 @@
  *    event runs with its OF bit set (the backend's start_held); QEMU then
  *    raises nothing, and the logic finds the wrap by the counter's value
  *    (its deadline and scans) and delivers the guest's LCOFI itself.
+ * QEMU_NEAR_TOP. A counter that counts only guest modes and stands one
+ *    count below its top while its hart is in HS-mode does not advance, and
+ *    at each expiry of its overflow timer (pmu_timer_trigger_irq) QEMU
+ *    arms it again 1 ns ahead (riscv_pmu_setup_timer: 2^64 - value). Under
+ *    -icount the round robin gives each hart its share of the time to the
+ *    next deadline, half an instruction, rounded down to none for the
+ *    second hart: that hart never runs again while another one is busy.
+ *    The hypervisor's sampling counter does it whenever its hart traps at
+ *    that count (guests' own counters run alone under exclusive counting).
+ *    The workaround is the core's (core/unstarve.c): this switch turns it
+ *    on, under -icount only.
  */
 #include "arch/riscv/cpu.h"
 #include "vpmu/bits.h"
@@ -76,6 +87,8 @@ static uint32_t wide;
 static uint32_t far_all;
 /* tlb-overflow: ~0 while its workaround runs (QEMU and -icount), else 0 */
 static uint32_t tlb_all;
+/* near-top: QEMU and -icount, the workaround on */
+static bool harts_may_starve;
 
 static inline struct qemu_hart *qemu_this_hart(void)
 {
@@ -254,6 +267,12 @@ static inline void note_start(struct qemu_hart *q, unsigned int idx, uint64_t va
 void qemu_note_icount(bool exact)
 {
 	tlb_all = exact && (qemu_quirks & QEMU_TLB_OVERFLOW) ? ~0U : 0;
+	harts_may_starve = exact && (qemu_quirks & QEMU_NEAR_TOP);
+}
+
+bool vpmu_phys_harts_may_starve(void)
+{
+	return harts_may_starve;
 }
 
 /* It runs near its top now: no far mark (a masked start then holds its OF bit again) */
@@ -503,6 +522,7 @@ static const struct {
 	{"bias", QEMU_BIAS},
 	{"other-harts", QEMU_OTHER_HARTS},
 	{"tlb-overflow", QEMU_TLB_OVERFLOW},
+	{"near-top", QEMU_NEAR_TOP},
 };
 #define NR_QUIRK_NAMES (sizeof(quirk_names) / sizeof(quirk_names[0]))
 

@@ -18,7 +18,8 @@ enum qemu_quirk {
 	QEMU_BIAS = 1U << 2,	       /* Q5 */
 	QEMU_OTHER_HARTS = 1U << 3,    /* -icount charges other harts' instructions */
 	QEMU_TLB_OVERFLOW = 1U << 4,   /* a TLB-event overflow under -icount aborts QEMU */
-	QEMU_QUIRKS_ALL = (1U << 5) - 1,
+	QEMU_NEAR_TOP = 1U << 5,       /* a counter one below its top starves the other harts */
+	QEMU_QUIRKS_ALL = (1U << 6) - 1,
 };
 
 /* The quirks on (boot hart, qemu_quirks_init; constant afterwards) */
