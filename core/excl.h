@@ -86,6 +86,8 @@ bool excl_lane(struct hart *h, struct vcpu *v);
  * while excl_enabled: timed sleeps are told to the running harts then.
  */
 unsigned long excl_sleep(struct hart *h, uint64_t until, bool rest);
+/* Whether the hart of that index halts in excl_sleep now (a racy hint) */
+bool excl_sleeping(unsigned int index);
 
 /* ---- for the rest of the core, any time ---- */
 /* A vCPU's hardware counters are about to start on this hart (vpmu_host.h) */

@@ -47,6 +47,11 @@ unsigned long excl_sleep(struct hart *h, uint64_t until, bool rest)
 	return sip;
 }
 
+bool excl_sleeping(unsigned int index)
+{
+	return (__atomic_load_n(&sleepers, __ATOMIC_RELAXED) >> index) & 1;
+}
+
 /* The earliest wake-up this hart must stand in for */
 static uint64_t excl_sleepers_next(const struct hart *h)
 {

@@ -387,8 +387,12 @@ static void sched_arm_timer(struct hart *h)
 	if (h->cur) {
 		if (others && h->slice_end < next)
 			next = h->slice_end;
-		/* the next look for a hart QEMU leaves no time (core/unstarve.c) */
-		if (h->look_at < next)
+		/*
+		 * The next look for a hart QEMU leaves no time (core/unstarve.c),
+		 * but for a vCPU whose WFI waits in the guest: its hart would wake
+		 * every look
+		 */
+		if (h->look_at < next && !vcpu_arch_wfi_halting(&h->cur->arch))
 			next = h->look_at;
 	}
 	/* all but a counter that may wrap unsignalled, which the PMU lane moves alone */
@@ -502,6 +506,8 @@ void sched_run(struct hart *h)
 				 * exclusive counting's release, ended every idle
 				 * sleep of this hart at once, for good.
 				 */
+				if (hart_loaded(h) && unstarve_put_idle(&hart_loaded(h)->vpmu))
+					sched_unload(h);
 				if (hart_loaded(h))
 					vcpu_arch_sync_timer(&hart_loaded(h)->arch);
 				sched_arm_timer(h);
@@ -519,6 +525,8 @@ void sched_run(struct hart *h)
 				}
 				hart_set_doing(h, HART_IDLE);
 				sched_idle(h);
+				if (unlikely(unstarve_on))
+					unstarve_awake(h);
 				__atomic_and_fetch(&idle_harts, ~BIT(h->index), __ATOMIC_SEQ_CST);
 				continue;
 			}

@@ -22,6 +22,7 @@
  * second of the host's time (seen: 30 ms of its time took 76 s).
  */
 #include "arch/riscv/timer.h"
+#include "core/excl.h"
 #include "core/hart.h"
 #include "core/hostdt.h"
 #include "core/unstarve.h"
@@ -46,6 +47,11 @@ void unstarve_init(bool may_starve)
 		harts[i].look_at = 0; /* the first timer interrupt of a guest's run */
 }
 
+void unstarve_awake(struct hart *h)
+{
+	h->look_at = timer_now() + look_ticks;
+}
+
 void unstarve_tick(struct hart *h, uint64_t now)
 {
 	struct unstarve_hart *w = &watch[h->index];
@@ -57,7 +63,9 @@ void unstarve_tick(struct hart *h, uint64_t now)
 
 		if (i == h->index)
 			continue;
-		if (entries != w->entries[i] || (doing != HART_GUEST && doing != HART_HYPERVISOR)) {
+		/* a hart waiting for its exclusive-counting turn says "hypervisor" meanwhile */
+		if (entries != w->entries[i] || (doing != HART_GUEST && doing != HART_HYPERVISOR) ||
+		    excl_sleeping(i)) {
 			w->entries[i] = entries;
 			w->since[i] = now;
 		} else if (now - w->since[i] >= 2 * look_ticks) {

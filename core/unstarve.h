@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "vpmu/vpmu.h"
 
 struct hart;
 
@@ -17,6 +18,17 @@ extern bool unstarve_on;
 
 /* Boot hart, after the vPMU's probes: whether a hart may get no time at all */
 void unstarve_init(bool may_starve);
+/*
+ * A hart about to idle with v loaded: whether to put it first. Its sampling
+ * counter would stay enabled, and one count below its top it starves the
+ * harts that run until this one wakes: a put stops it.
+ */
+static inline bool unstarve_put_idle(const struct vpmu *v)
+{
+	return unstarve_on && vpmu_sampled(v);
+}
+/* h woke from idle: its next look a look from now, not at once */
+void unstarve_awake(struct hart *h);
 /*
  * At h's timer interrupt: halt a moment if another hart made no progress for
  * long; the next look in h->look_at, which bounds h's timer while it runs a

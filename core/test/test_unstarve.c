@@ -23,6 +23,12 @@ struct hart_status hart_status[HART_MAX];
 unsigned int nr_harts;
 
 static unsigned int halts;
+static bool sleeping1; /* hart 1 waits for its exclusive-counting turn */
+
+bool excl_sleeping(unsigned int index)
+{
+	return index == 1 && sleeping1;
+}
 static uint64_t halted_until;
 
 void timer_halt(uint64_t until)
@@ -52,6 +58,7 @@ static int setup(void **state)
 		harts[i].look_at = UINT64_MAX;
 	}
 	halts = 0;
+	sleeping1 = false;
 	stub_time = 100 * MS;
 	unstarve_init(true);
 	assert_true(unstarve_on);
@@ -124,6 +131,32 @@ static void idle_or_parked_no_halt(void **state)
 	assert_int_equal(halts, 0);
 }
 
+/* Waiting for its turn (it says "hypervisor" meanwhile): not starved */
+static void turn_wait_no_halt(void **state)
+{
+	(void)state;
+	hart_status[1].doing = HART_HYPERVISOR;
+	sleeping1 = true;
+	for (int i = 0; i < 5; i++)
+		look();
+	assert_int_equal(halts, 0);
+	/* woken, and no entry for two looks since its last sleeping one: starved */
+	sleeping1 = false;
+	look();
+	assert_int_equal(halts, 0);
+	look();
+	assert_int_equal(halts, 1);
+}
+
+/* After an idle sleep the next look is a look away, not at once */
+static void awake_moves_look(void **state)
+{
+	(void)state;
+	stub_time += 50 * MS;
+	unstarve_awake(&harts[0]);
+	assert_int_equal(harts[0].look_at, stub_time + MS);
+}
+
 /* One hart: nobody to look out for */
 static void one_hart_off(void **state)
 {
@@ -142,6 +175,8 @@ int main(void)
 		cmocka_unit_test_setup(progress_no_halt, setup),
 		cmocka_unit_test_setup(starved_halts, setup),
 		cmocka_unit_test_setup(idle_or_parked_no_halt, setup),
+		cmocka_unit_test_setup(turn_wait_no_halt, setup),
+		cmocka_unit_test_setup(awake_moves_look, setup),
 		cmocka_unit_test_setup(one_hart_off, setup),
 	};
 

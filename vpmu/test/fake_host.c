@@ -360,12 +360,13 @@ bool vpmu_phys_event_exclusive(unsigned int a, unsigned int b, unsigned long eve
 	return fake.event_exclusive;
 }
 
-/* A host where a sleeping hart counts what another runs (QEMU -icount): vpmu_host_busy_other_hart */
+/* No hart starves here (the near-top quirk is the core's business) */
 bool vpmu_phys_harts_may_starve(void)
 {
 	return false;
 }
 
+/* A host where a sleeping hart counts what another runs (QEMU -icount): vpmu_host_busy_other_hart */
 bool vpmu_phys_other_harts_charged(unsigned int p)
 {
 	(void)p;
