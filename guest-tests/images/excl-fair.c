@@ -21,16 +21,6 @@
 
 GT_IMAGE("excl-fair");
 
-static uint64_t us_to_ticks(unsigned long us)
-{
-	return us * gt_timebase() / 1000000;
-}
-
-static unsigned long ticks_to_us(uint64_t t)
-{
-	return (unsigned long)(t * 1000000 / gt_timebase());
-}
-
 /* About n instructions of work (2 per iteration) */
 static void spin(unsigned long n)
 {
@@ -46,7 +36,7 @@ static void work_until(uint64_t until)
 
 static void hog(void)
 {
-	uint64_t half = us_to_ticks(gt_arg_ul("ms=", 400) * 1000 / 2), end;
+	uint64_t half = gt_us_to_ticks(gt_arg_ul("ms=", 400) * 1000 / 2), end;
 	unsigned long loops = 0, bad = 0;
 	struct gt_pmu_layout pl;
 	long c;
@@ -59,9 +49,9 @@ static void hog(void)
 	for (end = gt_rdtime() + half; gt_rdtime() < end; loops++) {
 		bad += gt_pmu_start((unsigned long)c, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, 0)
 			       .error != SBI_SUCCESS;
-		work_until(gt_rdtime() + us_to_ticks(8000));
+		work_until(gt_rdtime() + gt_us_to_ticks(8000));
 		bad += gt_pmu_stop((unsigned long)c, 1, 0).error != SBI_SUCCESS;
-		work_until(gt_rdtime() + us_to_ticks(100));
+		work_until(gt_rdtime() + gt_us_to_ticks(100));
 	}
 	gt_printf("excl-fair: hog: %lu loops of START, 8 ms, STOP, 100 us\n", loops);
 	GT_CHECK_EQ("hog-start-stop", bad, 0);
@@ -74,7 +64,7 @@ static void hog(void)
 
 static void neighbour(void)
 {
-	uint64_t end = gt_rdtime() + us_to_ticks(gt_arg_ul("ms=", 400) * 1000);
+	uint64_t end = gt_rdtime() + gt_us_to_ticks(gt_arg_ul("ms=", 400) * 1000);
 	uint64_t last = gt_rdtime(), worst = 0, worst_at = 0, t0 = last;
 	unsigned long calls = 0;
 
@@ -92,9 +82,9 @@ static void neighbour(void)
 		last = t;
 	}
 	gt_printf("excl-fair: neighbour: %lu SBI calls in %lu ms, longest gap %lu us (at %lu ms)\n",
-		  calls, ticks_to_us(last - t0) / 1000, ticks_to_us(worst),
-		  ticks_to_us(worst_at) / 1000);
-	GT_CHECK_LE("neighbour-longest-gap-us", ticks_to_us(worst),
+		  calls, gt_ticks_to_us(last - t0) / 1000, gt_ticks_to_us(worst),
+		  gt_ticks_to_us(worst_at) / 1000);
+	GT_CHECK_LE("neighbour-longest-gap-us", gt_ticks_to_us(worst),
 		    gt_arg_ul("max-gap-us=", 20000));
 	gt_exit();
 }

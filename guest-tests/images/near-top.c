@@ -20,18 +20,13 @@
 
 GT_IMAGE("near-top");
 
-static unsigned long ticks_to_us(uint64_t t)
-{
-	return (unsigned long)(t * 1000000 / gt_timebase());
-}
-
 static void busy(void)
 {
 	uint64_t t0 = gt_rdtime(), end = t0 + gt_us_to_ticks(gt_arg_ul("ms=", 500) * 1000);
 
 	while (gt_rdtime() < end)
 		;
-	gt_printf("near-top: busy for %lu ms\n", ticks_to_us(gt_rdtime() - t0) / 1000);
+	gt_printf("near-top: busy for %lu ms\n", gt_ticks_to_us(gt_rdtime() - t0) / 1000);
 	gt_exit();
 }
 
@@ -60,12 +55,12 @@ static void edge(void)
 	}
 	gt_pmu_release((unsigned long)ctr);
 	gt_printf("near-top: %lu START-STOP pairs, the longest %lu us (from 2^64 - %lu)\n", kmax,
-		  ticks_to_us(worst), worst_k);
+		  gt_ticks_to_us(worst), worst_k);
 	if (gt_arg_has("max-gap-us="))
-		GT_CHECK_LE("longest-start-stop-us", ticks_to_us(worst),
+		GT_CHECK_LE("longest-start-stop-us", gt_ticks_to_us(worst),
 			    gt_arg_ul("max-gap-us=", 0));
 	if (gt_arg_has("min-gap-us="))
-		GT_CHECK_GE("longest-start-stop-us", ticks_to_us(worst),
+		GT_CHECK_GE("longest-start-stop-us", gt_ticks_to_us(worst),
 			    gt_arg_ul("min-gap-us=", 0));
 	gt_exit();
 }

@@ -267,6 +267,11 @@ uint64_t gt_us_to_ticks(uint64_t us)
 	return us * gt_timebase() / 1000000;
 }
 
+uint64_t gt_ticks_to_us(uint64_t ticks)
+{
+	return ticks * 1000000 / gt_timebase();
+}
+
 void gt_delay_ticks(uint64_t ticks)
 {
 	uint64_t end = gt_rdtime() + ticks;

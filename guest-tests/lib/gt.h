@@ -245,6 +245,7 @@ long gt_wait_hart_state(unsigned long hartid, long state, uint64_t timeout_ticks
 /* ---- timer ---- */
 uint64_t gt_timebase(void); /* ticks per second from the FDT */
 uint64_t gt_us_to_ticks(uint64_t us);
+uint64_t gt_ticks_to_us(uint64_t ticks);
 void gt_delay_ticks(uint64_t ticks); /* busy-wait */
 /* Poll until *p >= val or timeout_ticks pass; returns whether *p >= val */
 bool gt_wait_ge(volatile unsigned long *p, unsigned long val, uint64_t timeout_ticks);
