@@ -79,6 +79,11 @@ def guests(fdt):
     return out
 
 
+def bootargs(bundle):
+    """The bootargs of a bundle's first guest: a native boot of its kernel takes the same."""
+    return string(guests(config_fdt(bundle))[0][1].get("bootargs", b""))
+
+
 def string(value):
     """A string property's text (None for None)."""
     return None if value is None else value.rstrip(b"\0").decode()

@@ -4,8 +4,8 @@
 
 usage: parity.py [--update FILE] [--smp N] [--build DIR]
 
-Boots build/linux/Image + initramfs.cpio with `pmuvisor.run=shell` twice on the same QEMU shape
-(`-M virt -cpu max -smp 2 -m 1G -icount shift=0`): natively (OpenSBI runs the kernel) and as
+Boots build/linux/Image + initramfs.cpio with the linux-shell configuration's bootargs twice on
+the same QEMU shape (`-M virt -cpu max -smp 2 -m 1G -icount shift=0`): natively (OpenSBI runs the kernel) and as
 the only guest of pmuvisor (2 vCPUs), types each command of COMMANDS at the BusyBox prompt and
 compares what perf printed. Prints a Markdown table; --update FILE replaces the text between
 `<!-- parity:begin -->` and `<!-- parity:end -->` in FILE with it (`make parity` does this to
@@ -21,6 +21,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import check_linux  # noqa: E402
+import mkbundle  # noqa: E402
 import qemu  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -200,11 +201,11 @@ def main():
     args = ap.parse_args()
     os.makedirs(os.path.join(args.build, "test-logs"), exist_ok=True)
     qargs = ["-smp", args.smp, "-icount", "shift=0"]
-    native = session("native", check_linux.native_cmd(
-        args.build, qargs, "console=hvc0 earlycon=sbi pmuvisor.run=shell"), args)
-    guest = session("pmuvisor", qemu.machine_cmd(
-        os.path.join(args.build, "pmuvisor.bin"),
-        os.path.join(args.build, "bundles", "linux-shell.bundle"), qargs), args)
+    bundle = os.path.join(args.build, "bundles", "linux-shell.bundle")
+    native = session("native", check_linux.native_cmd(args.build, qargs, mkbundle.bootargs(bundle)),
+                     args)
+    guest = session("pmuvisor", qemu.machine_cmd(os.path.join(args.build, "pmuvisor.bin"), bundle,
+                                                 qargs), args)
 
     rows = ["| what | command | native | pmuvisor guest | verdict |",
             "| --- | --- | --- | --- | --- |"]

@@ -421,10 +421,8 @@ def linux_native(cfg, bundle, opts, args):
     """Native boot of the first guest's kernel + initramfs + bootargs, same QEMU shape."""
     if "record" not in opts["linux"]:
         return None
-    props = mkbundle.guests(mkbundle.config_fdt(bundle))[0][1]
-    bootargs = mkbundle.string(props.get("bootargs", b""))
     log = os.path.join(args.logs, os.path.basename(cfg) + "-native.log")
-    info = check_linux.run_native(args.build, opts["qemu-args"], bootargs, log)
+    info = check_linux.run_native(args.build, opts["qemu-args"], mkbundle.bootargs(bundle), log)
     print(f"   native: {check_linux.summary(info)} ({info['wall']:.1f} s, log "
           f"{os.path.relpath(log, REPO)})")
     return info

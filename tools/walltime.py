@@ -5,7 +5,7 @@
 usage: walltime.py [--rounds N] [--prompt-boots N] [--only native,guest,guest-sbi] [--hv BIN]
                    [--check]
 
-Boots build/linux/Image + initramfs.cpio with `pmuvisor.run=shell` on QEMU `-M
+Boots build/linux/Image + initramfs.cpio with the linux-shell configuration's bootargs on QEMU `-M
 virt,aia=aplic-imsic,aia-guests=1 -smp 2 -m 1G -icount shift=0`: natively (OpenSBI runs the
 kernel, `-cpu max`), as the guest of the linux-shell configuration (2 vCPUs pinned to the 2
 harts, each with a guest interrupt file) with pmuvisor's counter-delegation backend (`-cpu max`), and
@@ -33,6 +33,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import check_linux  # noqa: E402
+import mkbundle  # noqa: E402
 import qemu  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -133,12 +134,10 @@ def session_cmd(name, args):
     """(QEMU command line, the ELF a hang report symbolizes or None) of a session"""
     guest, cpu = SESSIONS[name]
     qargs = ["-M", MACHINE, "-cpu", cpu, "-smp", "2", "-icount", "shift=0"]
+    bundle = os.path.join(args.build, "bundles", "linux-shell.bundle")
     if guest:
-        return (qemu.machine_cmd(args.hv, os.path.join(args.build, "bundles",
-                                                       "linux-shell.bundle"), qargs),
-                os.path.join(args.build, "pmuvisor.elf"))
-    return check_linux.native_cmd(args.build, qargs,
-                                  "console=hvc0 earlycon=sbi pmuvisor.run=shell"), None
+        return (qemu.machine_cmd(args.hv, bundle, qargs), os.path.join(args.build, "pmuvisor.elf"))
+    return check_linux.native_cmd(args.build, qargs, mkbundle.bootargs(bundle)), None
 
 
 def prompt_clock(pid):
