@@ -4,14 +4,14 @@
 
 usage: parity.py [--update FILE] [--smp N] [--build DIR]
 
-Boots build/linux/Image + initramfs.cpio with the linux-shell configuration's bootargs twice on
-the same QEMU shape (`-M virt -cpu max -smp 2 -m 1G -icount shift=0`): natively (OpenSBI runs the kernel) and as
-the only guest of pmuvisor (2 vCPUs), types each command of COMMANDS at the BusyBox prompt and
-compares what perf printed. Prints a Markdown table; --update FILE replaces the text between
-`<!-- parity:begin -->` and `<!-- parity:end -->` in FILE with it (`make parity` does this to
-docs/linux-guest.md). Exit status 1 if a row is "broken" (perf failed or printed nothing usable
-on either side). Every QEMU run has a timeout: 120 s for the boot and for each command
-(--timeout); after a command timed out, the rest of that side is not run.
+Boots build/linux/Image + initramfs.cpio with the linux-shell configuration's bootargs twice on the
+same QEMU shape (`-M virt -cpu max -smp 2 -m 1G -icount shift=0`): natively (OpenSBI runs the
+kernel) and as the only guest of pmuvisor (2 vCPUs), types each command of COMMANDS at the BusyBox
+prompt and compares what perf printed. Prints a Markdown table; --update FILE replaces the text
+between `<!-- parity:begin -->` and `<!-- parity:end -->` in FILE with it (`make parity` does this
+to docs/linux-guest.md). Exit status 1 if a row is "broken" (perf failed or printed nothing usable
+on either side). Every QEMU run has a timeout: 120 s for the boot and for each command (--timeout);
+after a command timed out, the rest of that side is not run.
 """
 import argparse
 import os
@@ -202,8 +202,8 @@ def main():
     os.makedirs(os.path.join(args.build, "test-logs"), exist_ok=True)
     qargs = ["-smp", args.smp, "-icount", "shift=0"]
     bundle = os.path.join(args.build, "bundles", "linux-shell.bundle")
-    native = session("native", check_linux.native_cmd(args.build, qargs, mkbundle.bootargs(bundle)),
-                     args)
+    native_cmd = check_linux.native_cmd(args.build, qargs, mkbundle.bootargs(bundle))
+    native = session("native", native_cmd, args)
     guest = session("pmuvisor", qemu.machine_cmd(os.path.join(args.build, "pmuvisor.bin"), bundle,
                                                  qargs), args)
 
