@@ -41,9 +41,11 @@ static struct unstarve_hart watch[HART_MAX];
 void unstarve_init(bool may_starve)
 {
 	unstarve_on = may_starve && nr_harts > 1;
+	if (!unstarve_on)
+		return; /* look_at stays UINT64_MAX: no looks */
 	look_ticks = host.timebase / 1000;
 	halt_ticks = host.timebase / 10000;
-	for (unsigned int i = 0; i < nr_harts && unstarve_on; i++)
+	for (unsigned int i = 0; i < nr_harts; i++)
 		harts[i].look_at = 0; /* the first timer interrupt of a guest's run */
 }
 
