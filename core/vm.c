@@ -59,7 +59,11 @@ int vm_create(const struct vm_config *cfg, unsigned int id)
 	vm->nr_vcpus = cfg->nr_vcpus;
 	vm->ram_gpa = cfg->ram_gpa;
 	vm->ram_size = cfg->ram_size;
-	vm->ram_hpa = (uintptr_t)mm_alloc(&host_mm, cfg->ram_size, SZ_2M);
+	/* whole gigabytes on a 1 GiB boundary: the G-stage maps them with 1 GiB leaves */
+	if (!((cfg->ram_gpa | cfg->ram_size) & (SZ_1G - 1)))
+		vm->ram_hpa = (uintptr_t)mm_alloc(&host_mm, cfg->ram_size, SZ_1G);
+	if (!vm->ram_hpa)
+		vm->ram_hpa = (uintptr_t)mm_alloc(&host_mm, cfg->ram_size, SZ_2M);
 	if (!vm->ram_hpa) {
 		hv_printf("pmuvisor: guest %s: not enough memory for %lu MiB\n", vm->name,
 			  (unsigned long)(cfg->ram_size >> 20));

@@ -77,6 +77,12 @@ def dts_run_args(config):
     return out
 
 
+def dts_mem_args(config):
+    """["-m", size] of dts/<config>.dts's run line (its guests' memory needs it), or []."""
+    a = dts_run_args(config)
+    return next((["-m", v] for k, v in reversed(list(zip(a, a[1:]))) if k == "-m"), [])
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("config", nargs="?")

@@ -35,6 +35,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import check_linux  # noqa: E402
 import mkbundle  # noqa: E402
 import qemu  # noqa: E402
+import run  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PROMPT = re.compile(r"# (?:\x1b\[6n)?$")
@@ -135,8 +136,9 @@ def session_cmd(name, args):
     guest, cpu = SESSIONS[name]
     qargs = ["-M", MACHINE, "-cpu", cpu, "-smp", "2", "-icount", "shift=0"]
     bundle = os.path.join(args.build, "bundles", "linux-shell.bundle")
-    if guest:
-        return (qemu.machine_cmd(args.hv, bundle, qargs), os.path.join(args.build, "pmuvisor.elf"))
+    if guest:  # the host memory the configuration asks for (its guest's 1 GiB on one leaf)
+        return (qemu.machine_cmd(args.hv, bundle, qargs + run.dts_mem_args("linux-shell")),
+                os.path.join(args.build, "pmuvisor.elf"))
     return check_linux.native_cmd(args.build, qargs, mkbundle.bootargs(bundle)), None
 
 
@@ -379,8 +381,10 @@ def main():
 
     wall, missed = table(names, got, prompts, False)
     cpu, _ = table(names, got, prompts, True)
+    mem = " ".join(run.dts_mem_args("linux-shell"))
     print(f"\nwalltime: {args.rounds} round(s) on {time.strftime('%Y-%m-%d')}, QEMU -M {MACHINE} "
-          "-smp 2 -m 1G -icount shift=0; medians (min-max) of the rounds, of every run for us/op, "
+          f"-smp 2 -icount shift=0, -m 1G natively and {mem} under pmuvisor (for its guest's 1 "
+          "GiB); medians (min-max) of the rounds, of every run for us/op, "
           "of every boot for the prompt. "
           "Targets (issue 29): guest / native "
           "<= 1.3 for the prompt and the high-rate recording, <= 1.2 otherwise; guest after / "

@@ -47,10 +47,15 @@ int gstage_map(uint64_t *root, uint64_t gpa, uint64_t hpa, uint64_t size, uint64
 	    gpa + size > (1ULL << GSTAGE_GPA_BITS) || hpa + size < hpa || hpa + size > (1ULL << 56))
 		return -1;
 	while (size) {
-		int huge = !((gpa | hpa) & (SZ_2M - 1)) && size >= SZ_2M;
-		uint64_t step = huge ? SZ_2M : SZ_4K;
+		/* the largest leaf both addresses and the size left allow */
+		int level = 2;
+		uint64_t step = SZ_1G;
 
-		if (map_one(root, gpa, hpa, huge ? 1 : 0, prot, alloc))
+		while (level && (((gpa | hpa) & (step - 1)) || size < step)) {
+			level--;
+			step >>= 9;
+		}
+		if (map_one(root, gpa, hpa, level, prot, alloc))
 			return -1;
 		gpa += step;
 		hpa += step;

@@ -14,8 +14,9 @@
 #define PTE_D	(1UL << 7)
 #define PTE_RWX (PTE_R | PTE_W | PTE_X)
 
-#define SZ_4K 0x1000ULL	  /* base page */
-#define SZ_2M 0x200000ULL /* megapage: leaf at level 1; guest RAM is aligned to it */
+#define SZ_4K 0x1000ULL	    /* base page */
+#define SZ_2M 0x200000ULL   /* megapage: leaf at level 1; guest RAM is aligned to it */
+#define SZ_1G 0x40000000ULL /* gigapage: leaf at level 2 */
 
 #define GSTAGE_ROOT_SIZE 16384 /* Sv39x4 root: 2048 entries, 16 KiB aligned */
 #define GSTAGE_GPA_BITS	 41
@@ -27,8 +28,8 @@
 typedef void *(*gstage_alloc_fn)(uint64_t size, uint64_t align);
 
 /*
- * Map [gpa, gpa+size) to [hpa, ...) with prot (PTE_R/W/X). 2 MiB leaves are
- * used where both addresses and the remaining size allow. Returns 0, or -1
+ * Map [gpa, gpa+size) to [hpa, ...) with prot (PTE_R/W/X). 1 GiB and 2 MiB
+ * leaves are used where both addresses and the remaining size allow. Returns 0, or -1
  * for misaligned or out-of-range arguments or when alloc fails.
  */
 int gstage_map(uint64_t *root, uint64_t gpa, uint64_t hpa, uint64_t size, uint64_t prot,

@@ -106,6 +106,38 @@ static void test_2m_leaves_when_aligned(void **state)
 	assert_int_equal(root[vpn(gpa, 2)] & 0x3ff, PTE_V);
 }
 
+static void test_1g_leaves_when_aligned(void **state)
+{
+	/* both 1 GiB aligned: 2 GiB in root leaves, then a 2 MiB and a 4 KiB tail */
+	const uint64_t gpa = 0x80000000, hpa = 0x140000000, size = 2 * SZ_1G + SZ_2M + SZ_4K;
+
+	(void)state;
+	assert_int_equal(gstage_map(root, gpa, hpa, size, PTE_RWX, alloc_page), 0);
+	assert_int_equal(pte_at(gpa, 2), leaf(hpa, PTE_RWX));
+	assert_int_equal(pte_at(gpa + SZ_1G, 2), leaf(hpa + SZ_1G, PTE_RWX));
+	assert_int_equal(pte_at(gpa + 2 * SZ_1G, 1), leaf(hpa + 2 * SZ_1G, PTE_RWX));
+	assert_int_equal(pte_at(gpa + 2 * SZ_1G + SZ_2M, 0),
+			 leaf(hpa + 2 * SZ_1G + SZ_2M, PTE_RWX));
+	assert_int_equal(nr_pages, 2); /* the tail's level-1 and level-0 tables only */
+	assert_int_equal(root[vpn(gpa, 2) - 1], 0);
+	assert_int_equal(gstage_translate(root, gpa + SZ_1G + 0x12345678),
+			 hpa + SZ_1G + 0x12345678);
+	assert_int_equal(gstage_translate(root, gpa + size), UINT64_MAX);
+}
+
+static void test_2m_leaves_when_hpa_not_1g_aligned(void **state)
+{
+	/* a whole aligned GiB of guest space on host memory aligned to 2 MiB only */
+	const uint64_t gpa = 0x80000000, hpa = 0x140200000;
+
+	(void)state;
+	assert_int_equal(gstage_map(root, gpa, hpa, SZ_1G, PTE_RWX, alloc_page), 0);
+	assert_int_equal(nr_pages, 1);
+	assert_int_equal(root[vpn(gpa, 2)] & 0x3ff, PTE_V);
+	for (uint64_t off = 0; off < SZ_1G; off += SZ_2M)
+		assert_int_equal(pte_at(gpa + off, 1), leaf(hpa + off, PTE_RWX));
+}
+
 static void test_4k_leaves_when_unaligned(void **state)
 {
 	const uint64_t gpa = 0x80001000, hpa = 0x90003000;
@@ -232,7 +264,7 @@ static void test_translate_unmapped(void **state)
 
 static void test_translate_gigapage(void **state)
 {
-	/* a 1 GiB leaf in the root (not produced by gstage_map, but legal) */
+	/* a 1 GiB leaf in the root, as gstage_map writes for aligned gigabytes */
 	(void)state;
 	root[5] = leaf(0x240000000, PTE_RWX);
 	assert_int_equal(gstage_translate(root, 5 * SZ_1G), 0x240000000);
@@ -383,6 +415,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		T(test_2m_leaves_when_aligned),
+		T(test_1g_leaves_when_aligned),
+		T(test_2m_leaves_when_hpa_not_1g_aligned),
 		T(test_4k_leaves_when_unaligned),
 		T(test_4k_leaves_when_hpa_unaligned),
 		T(test_4k_leaves_when_size_small),
