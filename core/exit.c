@@ -166,7 +166,7 @@ static void handle_irq(struct vcpu *v, unsigned long irq)
 		sched_timer_tick(h);
 		vpmu_timer(&v->vpmu); /* a counter may have wrapped unsignalled */
 		console_poll();	      /* output that waited for the UART, if any */
-	} else if (irq == IRQ_S_SOFT) {
+	} else if (irq == IRQ_S_SOFT || irq == IRQ_S_EXT) { /* an IPI (arch/riscv/ipi.h) */
 		timer_take_ipi();
 	} else if (irq == IRQ_PMU_OVF) {
 		/* counters only count guest modes: the overflow is the running vCPU's */

@@ -14,6 +14,7 @@
 #include "core/guest_imsic.h"
 #include "core/hart.h"
 #include "core/hostdt.h"
+#include "arch/riscv/ipi.h"
 #include "arch/riscv/isa.h"
 #include "core/lib.h"
 #include "core/mm.h"
@@ -100,6 +101,19 @@ static void banner_guests(void)
 		  vcpu_arch_lcofi_path());
 }
 
+/* Host IPIs as MSIs where every hart has an S-level interrupt file (arch/riscv/ipi.h) */
+static void ipi_init(void)
+{
+	bool files = riscv_has(RISCV_EXT_SSAIA) && nr_harts <= IPI_HARTS_MAX;
+
+	for (unsigned int i = 0; i < nr_harts; i++)
+		files = files && host.imsic_file[i];
+	for (unsigned int i = 0; files && i < nr_harts; i++)
+		ipi_arch_add_file(harts[i].hartid, host.imsic_file[i]);
+	hv_printf("pmuvisor: IPIs between harts: %s\n",
+		  files ? "MSIs to their S-level IMSIC files" : "SBI IPI");
+}
+
 static void reserve(uint64_t base, uint64_t size)
 {
 	if (mm_reserve(&host_mm, base, size))
@@ -181,6 +195,7 @@ static void hart_start(struct hart *h)
 {
 	cpu_set_tp(h);
 	vcpu_arch_hart_init();
+	ipi_arch_hart_init(h->hartid);
 	sched_run(h);
 }
 
@@ -231,7 +246,9 @@ void hv_main(unsigned long hartid, const void *fdt)
 
 	vpmu_global_init();
 	sbi_init();
+	ipi_init();
 	vcpu_arch_hart_init();
+	ipi_arch_hart_init(hartid);
 	banner_guests();
 	/* a test's switch: the path of hosts that leave stval 0 (QEMU writes the instruction) */
 	exit_insn_from_memory = hostdt_option("trapped-insn=fetch");

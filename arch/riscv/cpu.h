@@ -3,6 +3,7 @@
 #ifndef ARCH_RISCV_CPU_H
 #define ARCH_RISCV_CPU_H
 
+#include "arch/riscv/ipi.h"
 #include "arch/riscv/sbi_call.h"
 
 /* Execute exactly 2 * iters instructions (a known amount of work for probes) */
@@ -30,12 +31,6 @@ static inline void cpu_set_tp(void *p)
 static inline void cpu_wfi(void)
 {
 	asm volatile("wfi");
-}
-
-/* Send a supervisor software interrupt (IPI) to one physical hart */
-static inline void hart_send_ipi(unsigned long hartid)
-{
-	sbi_ecall(SBI_EXT_IPI, SBI_EXT_IPI_SEND_IPI, 1, hartid, 0, 0, 0, 0);
 }
 
 /* Drop every VS-stage translation of this hart (hfence.vvma x0, x0) */

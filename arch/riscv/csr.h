@@ -27,6 +27,9 @@
 #define CSR_VSIP      0x244
 #define CSR_VSTIMECMP 0x24d
 #define CSR_VSATP     0x280
+#define CSR_SISELECT  0x150 /* Ssaia: the hart's own S-level interrupt file */
+#define CSR_SIREG     0x151
+#define CSR_STOPEI    0x15c
 #define CSR_VSISELECT 0x250 /* Ssaia: the guest's siselect */
 #define CSR_VSIREG    0x251
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "arch/riscv/csr.h"
+#include "arch/riscv/ipi.h"
 #include "arch/riscv/percpu.h"
 #include "arch/riscv/sbi_call.h"
 #include "arch/riscv/timer.h"
@@ -38,9 +39,8 @@ bool timer_take_ipi(void)
 {
 	struct arch_hart *a = (struct arch_hart *)percpu_base();
 
-	if (!(csr_read(CSR_SIP) & SIP_SSIP))
+	if (!ipi_arch_take())
 		return false;
-	csr_clear(CSR_SIP, SIP_SSIP);
 	__atomic_add_fetch(&a->ipis, 1, __ATOMIC_SEQ_CST);
 	return true;
 }
@@ -77,11 +77,11 @@ static void sleep_end(const struct sleep_enables *e)
 
 bool timer_wait_ipi(bool timer, volatile unsigned long *signal, unsigned long val)
 {
-	struct sleep_enables e = sleep_begin(SIP_SSIP | (timer ? SIP_STIP : 0));
+	struct sleep_enables e = sleep_begin(ipi_arch_sip() | (timer ? SIP_STIP : 0));
 	bool ipi;
 
 	/* an IPI here already: no signal, the caller looks again */
-	if (!(csr_read(CSR_SIP) & SIP_SSIP)) {
+	if (!(csr_read(CSR_SIP) & ipi_arch_sip())) {
 		if (signal) {
 			asm volatile("sd %1, 0(%0)\n\twfi" : : "r"(signal), "r"(val) : "memory");
 			/* awake: the signal is withdrawn before the IPI is counted taken */
@@ -115,11 +115,11 @@ unsigned long timer_idle(void)
 
 bool timer_nap(uint64_t until)
 {
-	struct sleep_enables e = sleep_begin(SIP_SSIP | SIP_STIP);
+	struct sleep_enables e = sleep_begin(ipi_arch_sip() | SIP_STIP);
 	bool ipi;
 
 	timer_write(until);
-	if (!(csr_read(CSR_SIP) & SIP_SSIP))
+	if (!(csr_read(CSR_SIP) & ipi_arch_sip()))
 		asm volatile("wfi");
 	ipi = timer_take_ipi();
 	timer_write(UINT64_MAX);
