@@ -283,9 +283,9 @@ void excl_release(struct hart *h)
 /*
  * Hart i has parked for generation gen and executes nothing more: also the
  * IPI we sent it (sent; its count of IPIs taken was seen) has arrived. An
- * IPI goes through the SBI and may arrive after the hart parked; the
- * firmware's IPI handler and the hart's look at the token would then run
- * while we count. Awake, it withdraws its acknowledgement before the IPI
+ * IPI (an MSI, or through the SBI) may arrive after the hart parked; it
+ * would wake the hart (and, through the SBI, run the firmware's IPI
+ * handler), whose look at the token would then run while we count. Awake, it withdraws its acknowledgement before the IPI
  * is counted (timer_wait_ipi), so an acknowledgement read after the count
  * is the one before its last wfi.
  */

@@ -182,8 +182,9 @@ static void create_guests(void)
 		hv_printf(", %lu MiB at 0x%lx (host 0x%lx, %s pages)%s\n",
 			  (unsigned long)(vm->ram_size >> 20), (unsigned long)vm->ram_gpa,
 			  (unsigned long)vm->ram_hpa,
-			  (vm->ram_gpa | vm->ram_hpa | vm->ram_size) & (SZ_1G - 1) ? "2 MiB"
-										   : "1 GiB",
+			  ((vm->ram_gpa | vm->ram_hpa) & (SZ_1G - 1)) || vm->ram_size < SZ_1G
+				  ? "2 MiB"
+				  : "1 GiB",
 			  vm->imsic_gpa ? ", IMSIC guest files" : "");
 		if (vm_boot(vm))
 			hv_panic("cannot load guest %s", vm->name);

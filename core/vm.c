@@ -59,7 +59,11 @@ int vm_create(const struct vm_config *cfg, unsigned int id)
 	vm->nr_vcpus = cfg->nr_vcpus;
 	vm->ram_gpa = cfg->ram_gpa;
 	vm->ram_size = cfg->ram_size;
-	/* whole gigabytes on a 1 GiB boundary: the G-stage maps them with 1 GiB leaves */
+	/*
+	 * Whole gigabytes on a 1 GiB boundary: the G-stage maps them with 1 GiB
+	 * leaves. The aligned place may split the free memory where the top one
+	 * would not: a larger guest created later may then not fit.
+	 */
 	if (!((cfg->ram_gpa | cfg->ram_size) & (SZ_1G - 1)))
 		vm->ram_hpa = (uintptr_t)mm_alloc(&host_mm, cfg->ram_size, SZ_1G);
 	if (!vm->ram_hpa)

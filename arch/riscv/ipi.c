@@ -46,8 +46,9 @@ void ipi_arch_hart_init(unsigned long hartid)
 	csr_write(CSR_SIREG, 1);
 	csr_write(CSR_SISELECT, ISEL_EITHRESH);
 	csr_write(CSR_SIREG, 0);
+	/* of identities 1-63 only the IPI's enabled (the file's others reset disabled) */
 	csr_write(CSR_SISELECT, ISEL_EIE0);
-	csr_set(CSR_SIREG, 1UL << IPI_ID);
+	csr_write(CSR_SIREG, 1UL << IPI_ID);
 	csr_set(CSR_SIE, 1UL << IRQ_S_EXT);
 	/* an MSI that came before is still pending: it ends the first wait */
 	__atomic_store_n(&files[f].ready, true, __ATOMIC_RELEASE);
@@ -58,8 +59,8 @@ void hart_send_ipi(unsigned long hartid)
 	int f = file_of(hartid);
 
 	if (f >= 0 && __atomic_load_n(&files[f].ready, __ATOMIC_ACQUIRE)) {
-		/* what the sender stored before is visible to the woken hart */
-		asm volatile("fence w, o" ::: "memory");
+		/* what the sender loaded and stored before comes first (excl_acquire's count) */
+		asm volatile("fence rw, o" ::: "memory");
 		*files[f].seteipnum = IPI_ID;
 		return;
 	}
