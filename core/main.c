@@ -14,6 +14,7 @@
 #include "core/guest_imsic.h"
 #include "core/hart.h"
 #include "core/hostdt.h"
+#include "arch/riscv/gstage.h"
 #include "arch/riscv/ipi.h"
 #include "arch/riscv/isa.h"
 #include "core/lib.h"
@@ -182,9 +183,9 @@ static void create_guests(void)
 		hv_printf(", %lu MiB at 0x%lx (host 0x%lx, %s pages)%s\n",
 			  (unsigned long)(vm->ram_size >> 20), (unsigned long)vm->ram_gpa,
 			  (unsigned long)vm->ram_hpa,
-			  ((vm->ram_gpa | vm->ram_hpa) & (SZ_1G - 1)) || vm->ram_size < SZ_1G
-				  ? "2 MiB"
-				  : "1 GiB",
+			  gstage_leaf_size(vm->ram_gpa, vm->ram_hpa, vm->ram_size) == SZ_1G
+				  ? "1 GiB"
+				  : "2 MiB",
 			  vm->imsic_gpa ? ", IMSIC guest files" : "");
 		if (vm_boot(vm))
 			hv_panic("cannot load guest %s", vm->name);

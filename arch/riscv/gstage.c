@@ -38,6 +38,15 @@ static int map_one(uint64_t *root, uint64_t gpa, uint64_t hpa, int leaf_level, u
 	return 0;
 }
 
+uint64_t gstage_leaf_size(uint64_t gpa, uint64_t hpa, uint64_t size)
+{
+	uint64_t leaf = SZ_1G;
+
+	while (leaf > SZ_4K && (((gpa | hpa) & (leaf - 1)) || size < leaf))
+		leaf >>= 9;
+	return leaf;
+}
+
 int gstage_map(uint64_t *root, uint64_t gpa, uint64_t hpa, uint64_t size, uint64_t prot,
 	       gstage_alloc_fn alloc)
 {
@@ -47,14 +56,9 @@ int gstage_map(uint64_t *root, uint64_t gpa, uint64_t hpa, uint64_t size, uint64
 	    gpa + size > (1ULL << GSTAGE_GPA_BITS) || hpa + size < hpa || hpa + size > (1ULL << 56))
 		return -1;
 	while (size) {
-		/* the largest leaf both addresses and the size left allow */
-		int level = 2;
-		uint64_t step = SZ_1G;
+		uint64_t step = gstage_leaf_size(gpa, hpa, size);
+		int level = step == SZ_1G ? 2 : step == SZ_2M ? 1 : 0;
 
-		while (level && (((gpa | hpa) & (step - 1)) || size < step)) {
-			level--;
-			step >>= 9;
-		}
 		if (map_one(root, gpa, hpa, level, prot, alloc))
 			return -1;
 		gpa += step;

@@ -34,6 +34,8 @@ typedef void *(*gstage_alloc_fn)(uint64_t size, uint64_t align);
  */
 int gstage_map(uint64_t *root, uint64_t gpa, uint64_t hpa, uint64_t size, uint64_t prot,
 	       gstage_alloc_fn alloc);
+/* The leaf gstage_map writes first at gpa -> hpa: the largest both addresses and size allow */
+uint64_t gstage_leaf_size(uint64_t gpa, uint64_t hpa, uint64_t size);
 /* Host-physical address for gpa, or UINT64_MAX when unmapped */
 uint64_t gstage_translate(const uint64_t *root, uint64_t gpa);
 
