@@ -169,7 +169,7 @@ parity: deps
 	@$(PYTHON) tools/parity.py --update docs/linux-guest.md
 
 # Wall-clock time of a perf user's shell session, natively and in a guest on both backends,
-# alternating (tools/walltime.py; WALLTIME_ARGS=--rounds 3, ...)
+# command by command (tools/walltime.py; WALLTIME_ARGS=--rounds 3, ...)
 walltime: deps
 	@$(MAKE) --no-print-directory all
 	@$(PYTHON) tools/walltime.py $(WALLTIME_ARGS)

@@ -180,8 +180,9 @@ def run_process(cmd, timeout, log_path=None, echo=None, stop_re=None, elf=None, 
     interactive: stdin is this process's (and QEMU keeps its Ctrl-A monitor); otherwise a QEMU
     command gets a monitor socket: on a timeout or stall the hart states go to the log and to
     .harts. dialog: [(regex, text)]: type each text on cmd's stdin once the output since the
-    previous step matches its regex (partial lines too: a prompt); dialog[i] is replaced by the
-    output it matched, or by None if it never did. step_timeout: seconds each dialog step may
+    previous step matches its regex (partial lines too: a prompt); a text may be a callable
+    that returns it (called then, it may wait: the step's timeout starts after it); dialog[i] is
+    replaced by the output it matched, or by None if it never did. step_timeout: seconds each dialog step may
     wait for its regex before the run is killed as hung. started: callable(pid), called once
     the process runs.
     """
@@ -251,7 +252,11 @@ def run_process(cmd, timeout, log_path=None, echo=None, stop_re=None, elf=None, 
                     break
                 dialog[step] = m.group(0)
                 pending = pending[m.end():]
-                type_text(step, steps[step][1])
+                text = steps[step][1]
+                if callable(text):  # it may wait: on the caller, not on the guest
+                    at_step[1] = float("inf")
+                    text = text()
+                type_text(step, text)
                 step += 1
                 at_step[:] = [step, time.monotonic()]
         if buf:

@@ -6,29 +6,33 @@ usage: walltime.py [--rounds N] [--prompt-boots N] [--only native,guest,guest-sb
                    [--check]
 
 Boots build/linux/Image + initramfs.cpio with the linux-shell configuration's bootargs on QEMU `-M
-virt,aia=aplic-imsic,aia-guests=1 -smp 2 -m 1G -icount shift=0`: natively (OpenSBI runs the
-kernel, `-cpu max`), as the guest of the linux-shell configuration (2 vCPUs pinned to the 2
-harts, each with a guest interrupt file) with pmuvisor's counter-delegation backend (`-cpu max`), and
-with its SBI backend (`-cpu max,smcdeleg=false,ssccfg=false`). The sessions alternate (native,
-guest, guest-sbi, native, ...: a busy host slows them alike). Each session types the same commands
-at the BusyBox prompt, timed on the host by the console's own markers: the prompt; a set of
-everyday commands (BEFORE); the system-wide perf commands (`perf stat -a`, `perf record -a`, `perf
-top`); the same set again (AFTER). Each round then boots every session --prompt-boots more times to
-the prompt only: the host time of the same boot varies by up to 40 % from one boot to the next,
-natively as in a guest, and the prompt row is the median of all of them. It prints two tables:
-wall-clock seconds (or the guest's own figure where a row says so) and the CPU seconds QEMU used
-meanwhile (what a loaded host cannot blur), each the median of the rounds (min-max when they
-differ), per session, before and after, with the ratios the targets are about (guest / native,
-guest after / guest before). --check: exit 1 when a wall-clock ratio misses its target. Every QEMU
-run has a timeout: --timeout for the boot and for each command. Logs:
+virt,aia=aplic-imsic,aia-guests=1 -smp 2 -m 1G -icount shift=0`: natively (OpenSBI runs the kernel,
+`-cpu max`), as the guest of the linux-shell configuration (2 vCPUs pinned to the 2 harts, each
+with a guest interrupt file) with pmuvisor's counter-delegation backend (`-cpu max`), and with its
+SBI backend (`-cpu max,smcdeleg=false,ssccfg=false`). Each round boots the sessions one after
+another, each while the others wait at their prompt, and then runs each command in every session in
+turn before the next (the order rotating from command to command): the host's speed drifts by tens
+of percent over minutes, and so a command meets the same host in every session. Each session types
+the same commands at the BusyBox prompt, timed on the host by the console's own markers: the
+prompt; a set of everyday commands (BEFORE); the system-wide perf commands (`perf stat -a`, `perf
+record -a`, `perf top`); the same set again (AFTER). Each round then boots every session
+--prompt-boots more times to the prompt only: the host time of the same boot varies by up to 40 %
+from one boot to the next, natively as in a guest, and the prompt row is the median of all of them.
+It prints two tables: wall-clock seconds (or the guest's own figure where a row says so) and the
+CPU seconds QEMU used meanwhile (other work on the host is not in them), each the median of the
+rounds (min-max when they differ), per session, before and after, with the ratios the targets are
+about (guest / native, guest after / guest before). --check: exit 1 when a wall-clock ratio misses
+its target. Every QEMU run has a timeout: --timeout for the boot and for each command. Logs:
 build/test-logs/walltime-<session>-<round>.log and walltime-<session>-prompt-<n>.log.
 """
 import argparse
+import functools
 import os
 import re
 import signal
 import statistics
 import sys
+import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -142,9 +146,10 @@ def session_cmd(name, args):
     return check_linux.native_cmd(args.build, qargs, mkbundle.bootargs(bundle)), None
 
 
-def prompt_clock(pid):
+def prompt_clock(pid, shown=None):
     """(raw, at): raw is run_process's callback for the console's chunks; at gets (wall s since
-    now, QEMU CPU s) when the shell prompt first shows. pid: [QEMU's pid], once it runs"""
+    now, QEMU CPU s) when the shell prompt first shows, and shown (a threading.Event) is set.
+    pid: [QEMU's pid], once it runs"""
     at, seen, t0 = [], [""], time.monotonic()
 
     def raw(chunk):
@@ -152,6 +157,8 @@ def prompt_clock(pid):
             seen[0] += chunk.decode("utf-8", "replace").replace("\r", "")
             if PROMPT.search(seen[0]):
                 at.append((time.monotonic() - t0, qemu_cpu(pid[0])))
+                if shown:
+                    shown.set()
     return raw, at
 
 
@@ -177,17 +184,57 @@ def prompt_boot(name, rnd, args):
     return {"prompt": at[0][0], "prompt#cpu": at[0][1]}
 
 
-def run_session(name, rnd, args):
+class Turns:
+    """Whose turn it is to run a step: every session runs step 0, in turn, then step 1, ...
+    (the order rotates from step to step), so that the host's speed, which drifts over minutes,
+    is the same for a step in every session. Each session's console dialog asks wait(name,
+    step) before it types the step; that call also says the session finished the step before.
+    A session that ended (gone()) loses its turns."""
+
+    def __init__(self, names, nsteps):
+        self.sessions, self.steps = len(names), nsteps
+        self.order = [(i, names[(j + i) % len(names)]) for i in range(nsteps)
+                      for j in range(len(names))]
+        self.pos, self.dead = 0, set()
+        self.cv = threading.Condition()
+
+    def _skip(self):
+        while self.pos < len(self.order) and self.order[self.pos][1] in self.dead:
+            self.pos += 1
+
+    def wait(self, name, step, text):
+        """text, once it is name's turn to run step (step == steps: after its last one)"""
+        with self.cv:
+            if step > 0 and self.pos < len(self.order) and self.order[self.pos] == (step - 1,
+                                                                                      name):
+                self.pos += 1
+            self._skip()
+            self.cv.notify_all()
+            while (step < self.steps and self.pos < len(self.order) and
+                   self.order[self.pos] != (step, name)):
+                self.cv.wait()
+        return text
+
+    def gone(self, name):
+        with self.cv:
+            self.dead.add(name)
+            self._skip()
+            self.cv.notify_all()
+
+
+def run_session(name, rnd, args, turns, at_prompt):
     """{tag: value} of one boot: "prompt", "<phase>:<key>", and "<tag>#cpu" (QEMU's CPU
-    seconds) for the rows in seconds; a step that did not finish has no entry"""
+    seconds) for the rows in seconds; a step that did not finish has no entry. Each step waits
+    for its turn (turns: Turns); at_prompt (threading.Event) is set once the shell prompts."""
     cmd, elf = session_cmd(name, args)
     steps = session_steps()
     typed = [f"echo @@@{i} $(cut -d' ' -f1 /proc/uptime); {c}; "
              f"echo @@@{i} end rc=$? $(cut -d' ' -f1 /proc/uptime)\n" for i, (_, c) in
-             enumerate(steps)]
+             enumerate(steps)] + ["exit\n"]
     ends = [re.compile(rf"(?m)^(?:\[shell\] )?@@@{i} end rc=\d+ [\d.]+\n[\s\S]*?# "
                        rf"(?:\x1b\[6n)?$") for i in range(len(steps))]
-    dialog = list(zip([PROMPT] + ends, typed + ["exit\n"]))
+    dialog = [(rx, functools.partial(turns.wait, name, i, text))
+              for i, (rx, text) in enumerate(zip([PROMPT] + ends, typed))]
     marks = {}  # (step, end?) -> (host time, QEMU CPU, guest uptime, line)
     pid = [None]
 
@@ -198,12 +245,13 @@ def run_session(name, rnd, args):
                 time.monotonic(), qemu_cpu(pid[0]), float(m.group(3)), ln)
 
     log = os.path.join(args.build, "test-logs", f"walltime-{name}-{rnd}.log")
-    raw, at = prompt_clock(pid)
-    r = qemu.run_process(cmd, args.timeout * (len(dialog) + 1), log, echo=echo, raw=raw,
-                         stop_re=re.compile(rf"^(?:\[shell\] )?@@@{len(steps) - 1} end rc=\d"),
+    raw, at = prompt_clock(pid, at_prompt)
+    # each command may wait for every session's, once
+    r = qemu.run_process(cmd, args.timeout * (len(dialog) + 1) * turns.sessions, log, echo=echo,
+                         raw=raw, stop_re=re.compile(rf"^(?:\[shell\] )?@@@{len(steps) - 1} "
+                                                     r"end rc=\d"),
                          dialog=dialog, step_timeout=args.timeout,
-                         started=lambda p: pid.__setitem__(0, p),
-                         elf=elf)
+                         started=lambda p: pid.__setitem__(0, p), elf=elf)
     out = {"prompt": at[0][0], "prompt#cpu": at[0][1]} if at else {}
     text = "\n".join(r.lines)
     for i, (tag, _) in enumerate(steps):
@@ -373,8 +421,24 @@ def main():
     got = {n: [] for n in names}
     prompts = {n: [] for n in names}
     for rnd in range(args.rounds):
+        got_rnd = {}
+        turns = Turns(names, len(session_steps()))
+        threads = []
+        def session(n, shown):
+            try:
+                got_rnd[n] = run_session(n, rnd, args, turns, shown)
+            finally:  # its turns go to the others
+                turns.gone(n)
+                shown.set()
+        for n in names:  # one boots while the others wait at their prompt
+            shown = threading.Event()
+            threads.append(threading.Thread(target=session, args=(n, shown)))
+            threads[-1].start()
+            shown.wait()
+        for t in threads:
+            t.join()
         for n in names:
-            got[n].append(run_session(n, rnd, args))
+            got[n].append(got_rnd.get(n, {}))
         for i in range(args.prompt_boots):
             for n in names:
                 prompts[n].append(prompt_boot(n, rnd * args.prompt_boots + i, args))
@@ -390,8 +454,8 @@ def main():
           "<= 1.3 for the prompt and the high-rate recording, <= 1.2 otherwise; guest after / "
           "before <= 1.2.\n")
     print("\n".join(wall))
-    print("\nThe CPU seconds QEMU used for the rows in seconds (a loaded host does not blur "
-          "them):\n")
+    print("\nThe CPU seconds QEMU used for the rows in seconds (other work on the host is not "
+          "in them):\n")
     print("\n".join(cpu))
     print("\nThe system-wide commands between BEFORE and AFTER (a guest's CPUs count only while "
           "its vCPUs run: its idle time is not in them):\n")
