@@ -285,9 +285,10 @@ void excl_release(struct hart *h)
  * IPI we sent it (sent; its count of IPIs taken was seen) has arrived. An
  * IPI (an MSI, or through the SBI) may arrive after the hart parked; it
  * would wake the hart (and, through the SBI, run the firmware's IPI
- * handler), whose look at the token would then run while we count. Awake, it withdraws its acknowledgement before the IPI
- * is counted (timer_wait_ipi), so an acknowledgement read after the count
- * is the one before its last wfi.
+ * handler), whose look at the token would then run while we count. Awake,
+ * it withdraws its acknowledgement before the IPI is counted
+ * (timer_wait_ipi), so an acknowledgement read after the count is the one
+ * before its last wfi.
  */
 static bool parked_quiet(unsigned int i, unsigned long gen, bool sent, unsigned long seen)
 {

@@ -181,10 +181,10 @@ def run_process(cmd, timeout, log_path=None, echo=None, stop_re=None, elf=None, 
     command gets a monitor socket: on a timeout or stall the hart states go to the log and to
     .harts. dialog: [(regex, text)]: type each text on cmd's stdin once the output since the
     previous step matches its regex (partial lines too: a prompt); a text may be a callable
-    that returns it (called then, it may wait: the step's timeout starts after it); dialog[i] is
-    replaced by the output it matched, or by None if it never did. step_timeout: seconds each dialog step may
-    wait for its regex before the run is killed as hung. started: callable(pid), called once
-    the process runs.
+    that returns it (called then, it may wait: the step's timeout starts after it); dialog[i]
+    is replaced by the output it matched, or by None if it never did. step_timeout: seconds
+    each dialog step may wait for its regex before the run is killed as hung. started:
+    callable(pid), called once the process runs.
     """
     res = Result()
     mon = None

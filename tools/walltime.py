@@ -65,10 +65,10 @@ def pipe(prefix=""):
             "done 2>&1 | grep usecs/op")
 
 
-# (key, what, command, unit): "s" the host's seconds from the command's start marker to its
-# end marker; "guest s" the guest's own seconds (/proc/uptime) between them; "us/op" what perf
-# bench prints (a round keeps every run's); "samples" what perf record says it wrote. Rows without a command are read from
-# the output of the row above.
+# (key, what, command, unit): "s" the host's seconds from the command's start marker to its end
+# marker; "guest s" the guest's own seconds (/proc/uptime) between them; "us/op" what perf bench
+# prints (a round keeps every run's); "samples" what perf record says it wrote. Rows without a
+# command are read from the output of the row above.
 MEASURES = [
     # with perf's throttling on the interrupt's time off: natively it can cut a recording to a
     # tenth of its samples from one boot to the next, which would make the two incomparable
@@ -292,6 +292,27 @@ def run_session(name, rnd, args, turns, at_prompt):
     return out
 
 
+def run_round(names, rnd, args):
+    """{session: run_session()} of one round: the sessions boot one after another, each while
+    the others wait at their prompt, then take their commands in turn (Turns)"""
+    got, turns, threads = {}, Turns(names, len(session_steps())), []
+
+    def session(n, shown):
+        try:
+            got[n] = run_session(n, rnd, args, turns, shown)
+        finally:  # its turns go to the others
+            turns.gone(n)
+            shown.set()
+    for n in names:
+        shown = threading.Event()
+        threads.append(threading.Thread(target=session, args=(n, shown)))
+        threads[-1].start()
+        shown.wait()
+    for t in threads:
+        t.join()
+    return got
+
+
 def summary(vals):
     """(median or None, cell text)"""
     vals = [v for v in vals if v is not None]
@@ -421,22 +442,7 @@ def main():
     got = {n: [] for n in names}
     prompts = {n: [] for n in names}
     for rnd in range(args.rounds):
-        got_rnd = {}
-        turns = Turns(names, len(session_steps()))
-        threads = []
-        def session(n, shown):
-            try:
-                got_rnd[n] = run_session(n, rnd, args, turns, shown)
-            finally:  # its turns go to the others
-                turns.gone(n)
-                shown.set()
-        for n in names:  # one boots while the others wait at their prompt
-            shown = threading.Event()
-            threads.append(threading.Thread(target=session, args=(n, shown)))
-            threads[-1].start()
-            shown.wait()
-        for t in threads:
-            t.join()
+        got_rnd = run_round(names, rnd, args)
         for n in names:
             got[n].append(got_rnd.get(n, {}))
         for i in range(args.prompt_boots):
