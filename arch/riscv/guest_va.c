@@ -14,15 +14,22 @@ extern char guest_va_fault[];
 int guest_va_read(unsigned long va, bool vs, void *dst, size_t len)
 {
 	unsigned long hstatus = csr_read(CSR_HSTATUS), sstatus = csr_read(CSR_SSTATUS);
-	unsigned long first = va & ~7UL, end = va + len;
+	unsigned long first = va & ~7UL, last = (va + len - 1) & ~7UL;
 	uint8_t *out = dst;
 	int err = 0;
 
-	if (end < va)
+	if (!len)
+		return 0;
+	/* past the top of the address space: no such bytes */
+	if (va + len - 1 < va)
 		return -1;
 	csr_write(CSR_HSTATUS, vs ? hstatus | HSTATUS_SPVP : hstatus & ~HSTATUS_SPVP);
-	/* aligned doublewords only: the bytes wanted are copied out of them */
-	for (unsigned long w = first; w < end && !err; w += 8) {
+	/*
+	 * The aligned doublewords holding them, counted from first to last: a
+	 * bound on w would wrap with the last doubleword of the address space
+	 * and walk on from 0 for as long as the guest maps pages there.
+	 */
+	for (unsigned long n = (last - first) / 8 + 1, w = first; n; n--, w += 8) {
 		uint64_t x;
 
 		if (guest_va_load(w, &x)) {
@@ -30,7 +37,7 @@ int guest_va_read(unsigned long va, bool vs, void *dst, size_t len)
 			break;
 		}
 		for (unsigned int b = 0; b < 8; b++)
-			if (w + b >= va && w + b < end)
+			if (w + b - va < len) /* va <= w + b < va + len, without wrapping */
 				out[w + b - va] = (uint8_t)(x >> (8 * b));
 	}
 	csr_write(CSR_HSTATUS, hstatus);

@@ -7,7 +7,8 @@ CORE_TEST_INC     := -I .
 CORE_TEST_LIBS    := -lfdt -lcmocka -lpthread
 CORE_TEST_HDRS    := $(wildcard core/*.h arch/riscv/*.h core/test/stubs/arch/riscv/*.h)
 
-CORE_TESTS := core-config core-config-guest core-mm core-gstage core-sbi core-console core-entropy core-lane core-vcpu core-hsm core-excl core-unstarve
+CORE_TESTS := core-config core-config-guest core-mm core-gstage core-sbi core-console core-entropy core-lane core-vcpu core-hsm core-excl core-unstarve \
+	      core-guest-va
 
 core-test-config_SRCS  := core/test/test_config.c core/test/config_dt.c core/config.c \
 			  core/test/stubs.c
@@ -26,6 +27,7 @@ core-test-hsm_SRCS     := core/test/test_hsm.c core/sbi_hsm.c
 core-test-excl_SRCS    := core/test/test_excl.c core/test/stubs.c
 core-test-excl_DEPS    := core/excl.c
 core-test-unstarve_SRCS := core/test/test_unstarve.c core/unstarve.c
+core-test-guest-va_SRCS := core/test/test_guest_va.c arch/riscv/guest_va.c
 # sbi_base.c includes "arch/riscv/sbi_call.h", console.c "arch/riscv/timer.h": take the host
 # stubs (found first), not the RISC-V ecall and rdtime
 core-test-sbi_INC      := -I core/test/stubs
@@ -35,6 +37,7 @@ core-test-vcpu_INC     := -I core/test/stubs
 core-test-hsm_INC      := -I core/test/stubs
 core-test-excl_INC     := -I core/test/stubs
 core-test-unstarve_INC := -I core/test/stubs
+core-test-guest-va_INC := -I core/test/stubs
 
 define CORE_TEST_RULE
 $(BUILD)/unit/$(1): $$(core-test-$(1:core-%=%)_SRCS) $$(core-test-$(1:core-%=%)_DEPS) $(CORE_TEST_HDRS) \
