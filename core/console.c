@@ -283,12 +283,19 @@ bool console_guest_putc(struct vm *vm, char c)
 	return console_guest_write(vm, &c, 1) == 1;
 }
 
+/*
+ * Only what fits beside the reserve, as for a running guest: a buffer of
+ * bare CRs, each written again with its prefix, grows some 17-fold on its
+ * way to the ring, and a stop must not wait for the UART with the lock held.
+ * The stop line waits behind the rest while the guest's line is open; after
+ * a complete line it may come first (only while the UART lags).
+ */
 void console_guest_flush(struct vm *vm)
 {
 	console_lock_pump();
 	if (vm->con_len)
-		emit_locked(vm, true);
-	if (line_owner == vm)
+		emit_locked(vm, false);
+	if (line_owner == vm && !vm->con_len)
 		end_line_locked();
 	release_held_locked(false);
 	console_unlock();

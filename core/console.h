@@ -20,7 +20,11 @@ size_t console_guest_write(struct vm *vm, const char *s, size_t len);
 bool console_guest_putc(struct vm *vm, char c);
 /* Move waiting output on, if there is any (a hart's timer tick) */
 void console_poll(void);
-/* The guest stops: write what it has buffered and end its open line */
+/*
+ * The guest stops: what it has buffered goes out as far as the ring has room
+ * (the rest with console_poll, before the stop line), and its open line ends
+ * once all of it has; never waits for the UART
+ */
 void console_guest_flush(struct vm *vm);
 /*
  * A line of the hypervisor's own data (a profile chunk), newline added:

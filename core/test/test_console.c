@@ -44,6 +44,9 @@ static unsigned long uart_polls, uart_sent;
 bool uart_tx_ready(void)
 {
 	uart_polls++;
+	/* waiting for a UART that takes nothing would never end: fail instead */
+	if (uart_busy && uart_polls > 1000000)
+		fail_msg("waited for a busy UART");
 	return !uart_busy;
 }
 
@@ -280,6 +283,56 @@ static void test_busy_uart_never_waited_for(void **state)
 	(void)calls;
 }
 
+/*
+ * A guest fills its buffer with bare CRs, each a prefix again on the UART,
+ * and stops while the UART takes nothing: the stop waits for nothing (issue
+ * 28's rule for writes, at a stop too); when the UART drains, all the bytes
+ * taken come out, each CR with its prefix again, then the stop line.
+ */
+static void test_stop_never_waits_for_uart(void **state)
+{
+	static char crs[4096], want[65536];
+	size_t taken = 0, n, w = 0;
+	unsigned long before;
+	bool cr = false;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(crs); i++)
+		crs[i] = i % 2 ? 'x' : '\r';
+	uart_busy = true;
+	uart_polls = uart_sent = 0;
+	do {
+		n = console_guest_write(&alpha, crs + taken, sizeof(crs) - taken);
+		taken += n;
+	} while (n && taken < sizeof(crs));
+	assert_int_equal(alpha.con_len, sizeof(alpha.con_buf)); /* its buffer full too */
+	before = uart_polls;
+	console_guest_flush(&alpha);
+	hv_printf("pmuvisor: guest %s stopped\n", "alpha");
+	assert_true(uart_polls - before <= 4);
+	assert_int_equal(uart_sent, 0);
+	assert_true(alpha.con_len > 0); /* what did not fit waits */
+	uart_busy = false;
+	settle();
+	stub_time += host.timebase; /* its line idle: the stop line goes after it */
+	settle();
+	assert_int_equal(alpha.con_len, 0);
+	w += (size_t)sprintf(want + w, "[alpha] ");
+	for (size_t i = 0; i < taken; i++) {
+		if (crs[i] == '\r') {
+			cr = true;
+			continue;
+		}
+		if (cr)
+			w += (size_t)sprintf(want + w, "\r[alpha] ");
+		cr = false;
+		want[w++] = crs[i];
+	}
+	w += (size_t)sprintf(want + w, "\npmuvisor: guest alpha stopped\n");
+	assert_int_equal(out_len, w);
+	assert_memory_equal(out, want, w);
+}
+
 /* input goes to the guest with focus; Ctrl-] 2 moves it */
 static void test_input_focus(void **state)
 {
@@ -310,6 +363,7 @@ int main(void)
 		cmocka_unit_test_setup(test_flush_all, setup),
 		cmocka_unit_test_setup(test_full_buffer, setup),
 		cmocka_unit_test_setup(test_busy_uart_never_waited_for, setup),
+		cmocka_unit_test_setup(test_stop_never_waits_for_uart, setup),
 		cmocka_unit_test_setup(test_input_focus, setup),
 	};
 
