@@ -12,12 +12,11 @@ static struct sbi_ret srst_handler(struct vcpu *vcpu, unsigned long eid, unsigne
 	(void)eid;
 	if (fid != SBI_EXT_SRST_RESET)
 		return (struct sbi_ret){SBI_ERR_NOT_SUPPORTED, 0};
-	/* reserved or vendor-specific: none is implemented, so INVALID_PARAM (SBI v3.0 SRST) */
-	if (type > SBI_SRST_RESET_TYPE_WARM_REBOOT)
-		return (struct sbi_ret){SBI_ERR_INVALID_PARAM, 0};
-	if (reason > SBI_SRST_RESET_REASON_SYSFAIL && reason < 0xe0000000UL)
-		return (struct sbi_ret){SBI_ERR_INVALID_PARAM, 0};
-	if (reason > 0xffffffffUL)
+	/*
+	 * Reserved, SBI-implementation- or platform-specific types and reasons:
+	 * none is implemented, so INVALID_PARAM (SBI v3.0 SRST), as OpenSBI does
+	 */
+	if (type > SBI_SRST_RESET_TYPE_WARM_REBOOT || reason > SBI_SRST_RESET_REASON_SYSFAIL)
 		return (struct sbi_ret){SBI_ERR_INVALID_PARAM, 0};
 
 	if (type == SBI_SRST_RESET_TYPE_SHUTDOWN)

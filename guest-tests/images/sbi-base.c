@@ -179,6 +179,16 @@ void gt_main(unsigned long hartid, const void *fdt)
 		GT_CHECK_SBI("srst-vendor-type", r, SBI_ERR_INVALID_PARAM);
 		r = gt_sbi2(SBI_EXT_SRST, SBI_EXT_SRST_RESET, 0xffffffffUL, 0);
 		GT_CHECK_SBI("srst-vendor-type-last", r, SBI_ERR_INVALID_PARAM);
+		/* SBI-implementation- and platform-specific reasons: pmuvisor implements none */
+		r = gt_sbi2(SBI_EXT_SRST, SBI_EXT_SRST_RESET, SBI_SRST_RESET_TYPE_SHUTDOWN,
+			    0xe0000000UL);
+		GT_CHECK_SBI("srst-impl-reason", r, SBI_ERR_INVALID_PARAM);
+		r = gt_sbi2(SBI_EXT_SRST, SBI_EXT_SRST_RESET, SBI_SRST_RESET_TYPE_SHUTDOWN,
+			    0xf0000000UL);
+		GT_CHECK_SBI("srst-vendor-reason", r, SBI_ERR_INVALID_PARAM);
+		r = gt_sbi2(SBI_EXT_SRST, SBI_EXT_SRST_RESET, SBI_SRST_RESET_TYPE_COLD_REBOOT,
+			    0xffffffffUL);
+		GT_CHECK_SBI("srst-vendor-reason-last", r, SBI_ERR_INVALID_PARAM);
 	}
 
 	/* HSM on ourselves and on a hart that does not exist */
