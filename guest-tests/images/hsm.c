@@ -171,6 +171,14 @@ void gt_main(unsigned long hartid, const void *fdt)
 	/* a reserved suspend type is rejected */
 	r = gt_sbi_hart_suspend(0x12345, 0, 0);
 	GT_CHECK_SBI("suspend-reserved-type", r, SBI_ERR_INVALID_PARAM);
+	/* a non-retentive suspend resuming outside guest RAM is rejected; the hart runs on */
+	if (!gt_native()) {
+		r = gt_sbi_hart_suspend(SBI_HSM_SUSPEND_NON_RET_DEFAULT, 0x1000, 0);
+		GT_CHECK_SBI("suspend-nonret-invalid-address", r, SBI_ERR_INVALID_ADDRESS);
+		r = gt_sbi_hart_suspend(SBI_HSM_SUSPEND_NON_RET_DEFAULT,
+					gt_ram_base() + gt_ram_size(), 0);
+		GT_CHECK_SBI("suspend-nonret-address-past-ram", r, SBI_ERR_INVALID_ADDRESS);
+	}
 
 	/* retentive suspend returns after the timer interrupt becomes pending */
 	gt_irq_register(IRQ_S_TIMER, timer_irq);
