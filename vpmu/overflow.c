@@ -13,11 +13,13 @@
 /*
  * The one place where an overflow is recorded: once per wrap, until the
  * guest starts the counter again, and the guest's LCOFI goes with it.
- * Without Sscofpmf on the host there is no overflow for guests at all.
+ * A guest not told of Sscofpmf (the host has none, or no programmable
+ * counter to need it) has no overflow at all: its snapshot's overflow
+ * bitmap "must be zero" (SBI v3.0, PMU snapshot).
  */
 void ovf_record(struct vpmu *v, unsigned int i)
 {
-	if (!layout.sscofpmf || ((v->overflow >> i) & 1))
+	if (!vpmu_overflow_available() || ((v->overflow >> i) & 1))
 		return;
 	v->overflow |= 1ULL << i;
 	v->nr_overflows++;

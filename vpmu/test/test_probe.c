@@ -149,6 +149,35 @@ static void test_no_sscofpmf(void **state)
 	assert_int_equal(vpmu_csr_read(v, VPMU_CSR_SCOUNTOVF, &val), -1);
 }
 
+/*
+ * A host with Sscofpmf but only the fixed counters: the guest is not told
+ * of Sscofpmf (no programmable counter needs it), so a wrap of cycles on
+ * counter 0 raises nothing and leaves the snapshot's overflow bitmap 0.
+ */
+static void test_sscofpmf_without_programmable_counters(void **state)
+{
+	struct sbi_ret r;
+
+	(void)state;
+	fake_reset();
+	fake.num_hw = 3;
+	fake.hw_mask = 0x5;
+	fake.cycles_map = 0;
+	reboot_host();
+	assert_false(vpmu_overflow_available());
+	assert_int_equal(SHMEM_SET(SHMEM, 0, 0).error, SBI_SUCCESS);
+	r = CFG(0, 1, 0, EV_CYCLES, 0);
+	assert_int_equal(r.error, SBI_SUCCESS);
+	assert_int_equal(r.value, 0);
+	assert_int_equal(START(0, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, -51UL).error, SBI_SUCCESS);
+	fake_advance(1000);
+	vpmu_overflow_irq(v);
+	assert_int_equal(STOP(0, 1, SBI_PMU_STOP_FLAG_TAKE_SNAPSHOT).error, SBI_SUCCESS);
+	assert_int_equal(ram64(SHMEM), 0);
+	assert_int_equal(fake.nr_lcofi, 0);
+	assert_int_equal(v->nr_overflows, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -161,6 +190,7 @@ int main(void)
 		T(test_probe_other_harts),
 		T(test_no_host_pmu),
 		T(test_no_sscofpmf),
+		T(test_sscofpmf_without_programmable_counters),
 	};
 
 	return cmocka_run_group_tests_name("vpmu_probe", tests, NULL, NULL);
