@@ -303,8 +303,13 @@ void console_guest_flush(struct vm *vm)
 
 bool console_data_line(const char *s, size_t len, bool force)
 {
+	size_t used;
+
 	console_lock_pump();
-	if (line_owner && !force && !owner_idle()) {
+	used = tx_head - tx_tail;
+	/* the held messages, a line end, the line and its newline, and still the reserve */
+	if (!force && ((line_owner && !owner_idle()) ||
+		       TX_SIZE - used < hv_held_len + len + 2 + TX_HV_RESERVE)) {
 		console_unlock();
 		return false;
 	}

@@ -28,8 +28,10 @@ void console_poll(void);
 void console_guest_flush(struct vm *vm);
 /*
  * A line of the hypervisor's own data (a profile chunk), newline added:
- * written now unless a guest's line is open and the guest not idle (false:
- * try again later), so that no guest line is ever split; force ends it.
+ * written now unless a guest's line is open and the guest not idle, or the
+ * ring has no room for it beside the reserve (false: try again later), so
+ * that no guest line is ever split and nothing waits for the UART; force
+ * (power-off) ends the line and waits.
  */
 bool console_data_line(const char *s, size_t len, bool force);
 /* Write every held message and buffered output, end the open line (at power-off) */

@@ -333,6 +333,53 @@ static void test_stop_never_waits_for_uart(void **state)
 	assert_memory_equal(out, want, w);
 }
 
+/*
+ * A profile line (console_data_line) while guests' complete lines fill the
+ * ring and the UART takes nothing: refused at once, as long as it would eat
+ * into the reserve (each call looks at the UART at most twice); taken once
+ * the UART drains, after the guests' lines.
+ */
+static void test_data_line_never_waits_for_uart(void **state)
+{
+	static char lines[80 * 64], data[1027], want[80 * 72 + sizeof(data) + 1];
+	size_t taken = 0, n, w = 0;
+	unsigned long before;
+	int accepted = 0;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(lines); i++)
+		lines[i] = (i % 64 == 63) ? '\n' : (char)('a' + i % 26);
+	memset(data, 'p', sizeof(data));
+	uart_busy = true;
+	uart_polls = uart_sent = 0;
+	do {
+		n = console_guest_write(&alpha, lines + taken, sizeof(lines) - taken);
+		taken += n;
+	} while (n && taken < sizeof(lines));
+	assert_int_equal(taken, sizeof(lines));
+	assert_int_equal(alpha.con_len, 0); /* all in the ring, its line ended */
+	before = uart_polls;
+	for (int i = 0; i < 10; i++)
+		accepted += console_data_line(data, sizeof(data), false);
+	assert_int_equal(accepted, 0);
+	assert_true(uart_polls - before <= 20);
+	assert_int_equal(uart_sent, 0);
+	uart_busy = false;
+	settle();
+	assert_true(console_data_line(data, sizeof(data), false));
+	settle();
+	for (size_t i = 0; i < sizeof(lines); i++) {
+		if (i % 64 == 0)
+			w += (size_t)sprintf(want + w, "[alpha] ");
+		want[w++] = lines[i];
+	}
+	memcpy(want + w, data, sizeof(data));
+	w += sizeof(data);
+	want[w++] = '\n';
+	assert_int_equal(out_len, w);
+	assert_memory_equal(out, want, w);
+}
+
 /* input goes to the guest with focus; Ctrl-] 2 moves it */
 static void test_input_focus(void **state)
 {
@@ -364,6 +411,7 @@ int main(void)
 		cmocka_unit_test_setup(test_full_buffer, setup),
 		cmocka_unit_test_setup(test_busy_uart_never_waited_for, setup),
 		cmocka_unit_test_setup(test_stop_never_waits_for_uart, setup),
+		cmocka_unit_test_setup(test_data_line_never_waits_for_uart, setup),
 		cmocka_unit_test_setup(test_input_focus, setup),
 	};
 
