@@ -209,7 +209,12 @@ static bool turn_renew(struct hart *h, uint64_t now)
 	return mine;
 }
 
-/* h has taken the token and the others have parked: a turn taken to count starts now */
+/*
+ * h has taken the token and the others have parked: a turn taken to count
+ * starts now. The turn may have passed to another hart between h's look
+ * (turn_ours) and its taking the token (QEMU's round robin can switch harts
+ * there): that hart parked; h's turn is over at once, not the other's.
+ */
 static void turn_started(struct hart *h)
 {
 	spin_lock(&turn_lock);
@@ -217,7 +222,7 @@ static void turn_started(struct hart *h)
 		turn_end = timer_now() + turn_ticks;
 		turn_unstarted = false;
 	}
-	h->excl.turn_end = turn_end;
+	h->excl.turn_end = turn_hart == (int)h->index ? turn_end : timer_now();
 	spin_unlock(&turn_lock);
 }
 

@@ -249,6 +249,35 @@ static void acquire_for_loaded_vcpu(void **state)
 	assert_ptr_equal(hart_loaded(&harts[0]), &vcpu);
 }
 
+/*
+ * Hart 0 looks at the turn just before T0 (still its own), hart 1 just
+ * after (the next one, its own); then hart 0 takes the free token (QEMU's
+ * round robin switched harts between its look and its take) and hart 1,
+ * finding it taken, parks. Hart 0's turn is over at once: it does not count
+ * through hart 1's turn.
+ */
+static void turn_passed_before_the_token(void **state)
+{
+	unsigned long tok;
+
+	(void)state;
+	excl_token = 1UL << EXCL_OWNER_BITS; /* generation 1, free */
+	excl_parked = 0;
+	hart_status[1].doing = HART_HYPERVISOR;
+	stub_time = T0 - 10;
+	assert_true(turn_ours(&harts[0]));
+	stub_time = T0 + 10;
+	assert_true(turn_ours(&harts[1]));
+	assert_int_equal(turn_hart, 1);
+	tok = excl_token;
+	assert_true(__atomic_compare_exchange_n(&excl_token, &tok,
+						((excl_gen(tok) + 1) << EXCL_OWNER_BITS) | 1, false,
+						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
+	turn_started(&harts[0]);
+	assert_true(harts[0].excl.turn_end <= stub_time);
+	assert_false(excl_goes_on(&harts[0], &vcpu, stub_time + 1));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -257,6 +286,7 @@ int main(void)
 		cmocka_unit_test_setup(within_turn_goes_on, setup),
 		cmocka_unit_test_setup(renewed_turn_goes_on, setup),
 		cmocka_unit_test_setup(acquire_for_loaded_vcpu, setup),
+		cmocka_unit_test_setup(turn_passed_before_the_token, setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
