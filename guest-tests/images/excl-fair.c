@@ -43,7 +43,7 @@ static void hog(void)
 
 	gt_pmu_layout(&pl);
 	c = gt_pmu_cfg_idx(0, pl.hw_mask, SBI_PMU_CFG_FLAG_CLEAR_VALUE, SBI_PMU_HW_INSTRUCTIONS);
-	if (!GT_CHECK_GE("hog-counter", c, 0))
+	if (!GT_CHECK_CTR("hog-counter", c, 0))
 		gt_exit();
 	/* (1) counting that stops shortly before each turn would end */
 	for (end = gt_rdtime() + half; gt_rdtime() < end; loops++) {

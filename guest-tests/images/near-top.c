@@ -39,7 +39,7 @@ static void edge(void)
 
 	GT_CHECK_SBI("layout", gt_pmu_layout(&pl), SBI_SUCCESS);
 	ctr = gt_pmu_cfg_idx(0, pl.hw_mask, 0, SBI_PMU_HW_CPU_CYCLES);
-	GT_CHECK_GE("counter", ctr, 0);
+	GT_CHECK_CTR("counter", ctr, 0);
 	if (ctr < 0)
 		gt_exit();
 	for (unsigned long k = 1; k <= kmax; k++) {

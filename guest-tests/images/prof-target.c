@@ -163,7 +163,7 @@ static void own_sampling(void)
 
 	gt_pmu_layout(&l);
 	own_ctr = gt_pmu_cfg_idx(0, l.prog_mask, 0, SBI_PMU_HW_INSTRUCTIONS);
-	if (!GT_CHECK_GE("own-counter", own_ctr, 3))
+	if (!GT_CHECK_CTR("own-counter", own_ctr, 3))
 		return;
 	gt_irq_register(IRQ_LCOF, own_lcofi);
 	csr_set(sie, 1UL << IRQ_LCOF);

@@ -151,6 +151,18 @@ unsigned long gt_failed(void);
 		gt_report(__g <= __e, name, __FILE__, __LINE__, #got " <= " #bound, __g, __e);     \
 		__g <= __e;                                                                        \
 	})
+/*
+ * A counter index a call answered (config_matching): first <= idx <= 63. An
+ * SBI error is negative, which GT_CHECK_GE's unsigned compare would pass.
+ */
+#define GT_CHECK_CTR(name, idx, first)                                                             \
+	({                                                                                         \
+		long __i = (long)(idx), __f = (long)(first);                                       \
+		bool __ok = __i >= __f && __i <= 63;                                               \
+		gt_report(__ok, name, __FILE__, __LINE__, #first " <= " #idx " <= 63",             \
+			  (unsigned long)__i, (unsigned long)__f);                                 \
+		__ok;                                                                              \
+	})
 /* got & mask == expected */
 #define GT_CHECK_BITS(name, got, mask, expected)                                                   \
 	({                                                                                         \

@@ -102,13 +102,14 @@ static void report_stats(unsigned long hart)
 	 * "directed-only=1 directed-every=1"); on a hart shared with another
 	 * vCPU, a wrap while switched out is lost (docs/security.md, known
 	 * gaps). Those wrapped-but-silent ones are printed, not failed; a counter
-	 * that did not even wrap within 50 ms fails, and some LCOFI must come.
+	 * that did not even wrap within 50 ms fails, and 9 in 10 LCOFIs must
+	 * come (all 123 of 123 came in every configuration of make test).
 	 */
 	gt_snprintf(nm, sizeof(nm), "hart%lu-directed-overflow-counts", hart);
 	GT_CHECK_EQ(nm, S->ovf_stuck, 0);
 	gt_snprintf(nm, sizeof(nm), "hart%lu-directed-overflow-lcofi", hart);
 	if (gt_hart_has_ext(0, "sscofpmf"))
-		GT_CHECK_GE(nm, S->ovf_got, S->ovf_tried ? 1 : 0);
+		GT_CHECK_GE(nm, S->ovf_got * 10, S->ovf_tried * 9);
 	else /* a host without Sscofpmf: the guest is offered no overflow at all */
 		GT_CHECK_EQ(nm, S->ovf_got, 0);
 #undef C

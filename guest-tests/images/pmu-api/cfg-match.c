@@ -37,6 +37,18 @@ void check_cfg_raw(void)
 		gt_pmu_release(r2.value);
 	if (!r3.error)
 		gt_pmu_release(r3.value);
+	/* EVENT_GET_INFO answers as CFG_MATCH did: supported exactly when a counter was given */
+	if (!gt_native()) {
+		static struct gt_pmu_event_info raw[2] __attribute__((aligned(16)));
+
+		raw[0] = (struct gt_pmu_event_info){.event_idx = 0x20000, .event_data = 0x12};
+		raw[1] = (struct gt_pmu_event_info){.event_idx = 0x30000, .event_data = 0x12};
+		raw[0].output = raw[1].output = 0xdeadbeef;
+		GT_CHECK_SBI("cfg-raw-event-info-ok",
+			     gt_pmu_event_get_info((unsigned long)raw, 0, 2, 0), SBI_SUCCESS);
+		GT_CHECK_EQ("cfg-raw-event-info-as-cfg", raw[0].output, r1.error == SBI_SUCCESS);
+		GT_CHECK_EQ("cfg-raw-v2-event-info-as-cfg", raw[1].output, r3.error == SBI_SUCCESS);
+	}
 }
 
 void check_cfg_events(void)

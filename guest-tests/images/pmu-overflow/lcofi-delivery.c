@@ -46,7 +46,7 @@ void lcofi_before_timer(void)
 	long idx = configure(EV_INSTRUCTIONS, SBI_PMU_CFG_FLAG_SET_SINH);
 	unsigned long rounds_bad = 0;
 
-	if (!GT_CHECK_GE("lcofi-before-timer-configure", (unsigned long)idx, 3))
+	if (!GT_CHECK_CTR("lcofi-before-timer-configure", idx, 3))
 		return;
 	gt_irq_register(IRQ_S_TIMER, timer_handler);
 	csr_set(sie, SIE_STIE);
@@ -90,7 +90,7 @@ void stale_lcofi(void)
 	long idx = configure(EV_INSTRUCTIONS, SBI_PMU_CFG_FLAG_SET_UINH);
 	struct sbi_ret r;
 
-	if (!GT_CHECK_GE("stale-lcofi-configure", (unsigned long)idx, 3))
+	if (!GT_CHECK_CTR("stale-lcofi-configure", idx, 3))
 		return;
 	reset_stats();
 	rearms_left = 0;
@@ -120,7 +120,7 @@ static long vs_counter(const char *prefix)
 	char name[64];
 
 	gt_snprintf(name, sizeof(name), "%s-configure", prefix);
-	if (!GT_CHECK_GE(name, (unsigned long)idx, 3))
+	if (!GT_CHECK_CTR(name, idx, 3))
 		return -1;
 	reset_stats();
 	rearms_left = 0;

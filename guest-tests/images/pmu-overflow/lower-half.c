@@ -12,7 +12,7 @@ static long start_low(unsigned long event, const char *prefix, const char *suffi
 	char name[64];
 
 	gt_snprintf(name, sizeof(name), "%s-configure%s", prefix, suffix);
-	if (!GT_CHECK_GE(name, (unsigned long)idx, 3))
+	if (!GT_CHECK_CTR(name, idx, 3))
 		return -1;
 	gt_snprintf(name, sizeof(name), "%s-start%s", prefix, suffix);
 	GT_CHECK_SBI(name,
@@ -62,7 +62,7 @@ void lower_half_restart(void)
 	long ins = configure(EV_INSTRUCTIONS, SBI_PMU_CFG_FLAG_SET_SINH);
 	unsigned long l = GT_PMU_USER_LOOP_COUNT(100000);
 
-	if (cyc < 0 || !GT_CHECK_GE("lower-restart-configure-instret", (unsigned long)ins, 3))
+	if (cyc < 0 || !GT_CHECK_CTR("lower-restart-configure-instret", ins, 3))
 		return;
 	GT_CHECK_SBI("lower-restart-start-high",
 		     gt_pmu_start((unsigned long)ins, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE,

@@ -32,7 +32,7 @@ void overflow_run(const char *what, unsigned long event, bool via_snapshot, unsi
 	long idx = configure(event, in_vs ? SBI_PMU_CFG_FLAG_SET_UINH : SBI_PMU_CFG_FLAG_SET_SINH);
 
 	gt_snprintf(name, sizeof(name), "%s-configure", what);
-	if (!GT_CHECK_GE(name, (unsigned long)idx, 3)) /* a programmable counter */
+	if (!GT_CHECK_CTR(name, idx, 3)) /* a programmable counter */
 		return;
 	reset_stats();
 	rearm_value = -NEAR_TOP;
@@ -91,13 +91,35 @@ void no_spurious(void)
 {
 	long a = configure(EV_INSTRUCTIONS, SBI_PMU_CFG_FLAG_SET_SINH);
 	long b = configure(EV_INSTRUCTIONS, 0);
+	unsigned long va, vb;
 
+	if (!GT_CHECK_CTR("no-spurious-configure-a", a, 3) ||
+	    !GT_CHECK_CTR("no-spurious-configure-b", b, 3))
+		return;
 	reset_stats();
-	/* a: configured near the top but never started; b: started then stopped */
-	gt_pmu_start((unsigned long)b, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, -1000UL);
-	gt_pmu_stop((unsigned long)b, 1, 0);
+	/* a: 1,000 below its top, configured again (its value kept), never started again */
+	GT_CHECK_SBI("no-spurious-a-start",
+		     gt_pmu_start((unsigned long)a, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, -1000UL),
+		     SBI_SUCCESS);
+	GT_CHECK_SBI("no-spurious-a-stop", gt_pmu_stop((unsigned long)a, 1, 0), SBI_SUCCESS);
+	GT_CHECK_SBI("no-spurious-a-configured-again",
+		     gt_pmu_cfg((unsigned long)a, 1,
+				SBI_PMU_CFG_FLAG_SKIP_MATCH | SBI_PMU_CFG_FLAG_SET_SINH,
+				EV_INSTRUCTIONS, 0),
+		     SBI_SUCCESS);
+	/* b: started 1,000 below its top, then stopped */
+	GT_CHECK_SBI("no-spurious-b-start",
+		     gt_pmu_start((unsigned long)b, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, -1000UL),
+		     SBI_SUCCESS);
+	GT_CHECK_SBI("no-spurious-b-stop", gt_pmu_stop((unsigned long)b, 1, 0), SBI_SUCCESS);
+	va = gt_pmu_read_csr((unsigned long)a);
+	vb = gt_pmu_read_csr((unsigned long)b);
+	GT_CHECK_EQ("no-spurious-a-near-top", va, -1000UL); /* SINH: VS-mode did not count */
+	GT_CHECK_GE("no-spurious-b-near-top", vb, -1000UL);
 	gt_run_user(gt_pmu_user_loop, 200000);
 	GT_CHECK_EQ("no-lcofi-unstarted-or-stopped", nirq, 0);
+	GT_CHECK_EQ("no-spurious-a-holds", gt_pmu_read_csr((unsigned long)a), va);
+	GT_CHECK_EQ("no-spurious-b-holds", gt_pmu_read_csr((unsigned long)b), vb);
 	gt_pmu_release((unsigned long)a);
 	gt_pmu_release((unsigned long)b);
 }
@@ -113,17 +135,24 @@ void no_overflow(unsigned long hw_mask)
 	if (!GT_CHECK_EQ("no-sscofpmf-configure", idx >= 0, 1))
 		return;
 	reset_stats();
-	csr_set(sstatus, 2UL); /* SIE: an LCOFI would be taken at once */
+	/* LCOFIE and SIE: an LCOFI raised for the guest would be taken at once */
+	csr_set(sie, SIP_LCOFIP);
+	csr_set(sstatus, SSTATUS_SIE);
 	r = gt_pmu_start((unsigned long)idx, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, -1000UL);
 	GT_CHECK_SBI("no-sscofpmf-start", r, SBI_SUCCESS);
 	gt_run_user(gt_pmu_user_loop, 10000); /* 20,004 user instructions: it wraps */
+	/* what the snapshot must overwrite */
+	shmem[0] = shmem[1] = 0x5a5a5a5a5a5a5a5aUL;
 	r = gt_pmu_stop((unsigned long)idx, 1, SBI_PMU_STOP_FLAG_TAKE_SNAPSHOT);
-	csr_clear(sstatus, 2UL);
+	csr_clear(sstatus, SSTATUS_SIE);
 	GT_CHECK_SBI("no-sscofpmf-stop", r, SBI_SUCCESS);
 	GT_CHECK_EQ("no-sscofpmf-no-lcofi", nirq, 0);
+	GT_CHECK_BITS("no-sscofpmf-no-lcofi-pending", csr_read(sip), SIP_LCOFIP, 0);
+	csr_clear(sie, SIP_LCOFIP);
 	GT_CHECK_EQ("no-sscofpmf-bitmap-zero", shmem[0], 0);
-	/* wrapped: a small value now (the count includes the VS code around the loop) */
-	GT_CHECK_EQ("no-sscofpmf-value-wrapped", shmem[1] < 30000, 1);
+	/* wrapped: 20,004 user instructions and the VS code around the loop, less 1,000 */
+	GT_CHECK_GE("no-sscofpmf-value-wrapped", shmem[1], 19004);
+	GT_CHECK_LE("no-sscofpmf-value-wrapped-bound", shmem[1], 30000);
 	gt_pmu_release((unsigned long)idx);
 }
 
@@ -157,7 +186,7 @@ void reset_forgets_overflow(void)
 	long idx = configure(EV_INSTRUCTIONS, SBI_PMU_CFG_FLAG_SET_UINH);
 	struct sbi_ret r;
 
-	if (!GT_CHECK_GE("reset-forgets-ovf-configure", (unsigned long)idx, 3))
+	if (!GT_CHECK_CTR("reset-forgets-ovf-configure", idx, 3))
 		return;
 	ctr = -1; /* the handler must not consume the overflow */
 	wrap_once((unsigned long)idx, "reset-forgets-ovf");
