@@ -228,6 +228,11 @@ def parse(lines, ncmds):
         res["error"] = "no [timeit] line of the alone or the perf run"
     elif alone[1] or perf[1]:
         res["error"] = f"the workload exited with {alone[1] or perf[1]}"
+    elif not res["stat"] and res["samples"] is None:
+        res["error"] = "neither perf stat's counts nor perf record's samples"
+    elif any(not isinstance(v, int) for v in res["stat"].values()):
+        res["error"] = "perf stat counted nothing for " + ", ".join(
+            f"{k} ({v})" for k, v in res["stat"].items() if not isinstance(v, int))
     return res
 
 

@@ -117,7 +117,7 @@ def main():
                 recs.append(f"{rec['event']} {rec['samples']}" +
                             (" (" + "; ".join(problems) + ")" if problems else " ok"))
             done = "done" if info["done"] is not None else "NOT DONE"
-            if info["done"] is None:
+            if info["done"] is None or not recs:
                 boot_bad = True
             extra = f", {unflagged[g]} overflows unflagged by the platform" if unflagged.get(g) \
                 else ""
@@ -132,6 +132,10 @@ def main():
         elif finished is None:
             boot_bad = True
             parts.append("no final hypervisor line")
+        elif finished[1] or sum(finished) != len(per):
+            boot_bad = True
+            parts.append(f"{finished[0]} guest(s) ok, {finished[1]} failed, "
+                         f"{len(per)} printed anything")
         bad_boots += boot_bad
         print(f"boot {i:3d} ({wall:5.1f} s{'' if not boot_bad else ', BAD, ' + os.path.relpath(log, REPO)}): "
               + " | ".join(parts), flush=True)
