@@ -287,16 +287,31 @@ bool console_guest_putc(struct vm *vm, char c)
  * Only what fits beside the reserve, as for a running guest: a buffer of
  * bare CRs, each written again with its prefix, grows some 17-fold on its
  * way to the ring, and a stop must not wait for the UART with the lock held.
- * The stop line waits behind the rest while the guest's line is open; after
- * a complete line it may come first (only while the UART lags).
+ * The rest is dropped, and said so, rather than kept: nothing of the guest
+ * may come after its stop line, or run into what it prints after a reboot.
  */
 void console_guest_flush(struct vm *vm)
 {
+	size_t dropped;
+
 	console_lock_pump();
 	if (vm->con_len)
 		emit_locked(vm, false);
-	if (line_owner == vm && !vm->con_len)
+	dropped = vm->con_len;
+	vm->con_len = 0;
+	if (line_owner == vm)
 		end_line_locked();
+	if (dropped) {
+		char msg[128];
+		int n = snprintf(msg, sizeof(msg),
+				 "pmuvisor: guest %s: %zu bytes of its output dropped (the UART "
+				 "lags)\n",
+				 vm->name, dropped);
+
+		put_hv_held_locked();
+		end_line_locked();
+		puts_locked(msg, n < 0 ? 0 : (size_t)n < sizeof(msg) ? (size_t)n : sizeof(msg) - 1);
+	}
 	release_held_locked(false);
 	console_unlock();
 }

@@ -22,8 +22,8 @@ bool console_guest_putc(struct vm *vm, char c);
 void console_poll(void);
 /*
  * The guest stops: what it has buffered goes out as far as the ring has room
- * (the rest with console_poll, before the stop line), and its open line ends
- * once all of it has; never waits for the UART
+ * beside the reserve (the rest is dropped, with a line saying how much), and
+ * its open line ends; never waits for the UART
  */
 void console_guest_flush(struct vm *vm);
 /*

@@ -77,7 +77,7 @@ static size_t base64(char *out, const uint8_t *in, size_t n)
 	return o;
 }
 
-/* One line of whole records; false if a guest's open line made the console refuse it */
+/* One line of whole records; false if the console refused it (a guest's open line, no room) */
 static bool put_line(const uint8_t *rec, size_t n, bool force)
 {
 	char line[3 + (LINE_RAW + 2) / 3 * 4] = "!P ";
