@@ -172,8 +172,11 @@ static void test_sscofpmf_without_programmable_counters(void **state)
 	assert_int_equal(START(0, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, -51UL).error, SBI_SUCCESS);
 	fake_advance(1000);
 	vpmu_overflow_irq(v);
+	set_ram64(SHMEM, 0x5a5a5a5a5a5a5a5aULL); /* what the snapshot must overwrite */
+	set_ram64(SHMEM + 8, 0x5a5a5a5a5a5a5a5aULL);
 	assert_int_equal(STOP(0, 1, SBI_PMU_STOP_FLAG_TAKE_SNAPSHOT).error, SBI_SUCCESS);
 	assert_int_equal(ram64(SHMEM), 0);
+	assert_int_equal(ram64(SHMEM + 8), 949); /* wrapped: 1000 counts from 51 below the top */
 	assert_int_equal(fake.nr_lcofi, 0);
 	assert_int_equal(v->nr_overflows, 0);
 }

@@ -102,14 +102,15 @@ static void report_stats(unsigned long hart)
 	 * "directed-only=1 directed-every=1"); on a hart shared with another
 	 * vCPU, a wrap while switched out is lost (docs/security.md, known
 	 * gaps). Those wrapped-but-silent ones are printed, not failed; a counter
-	 * that did not even wrap within 50 ms fails, and 9 in 10 LCOFIs must
-	 * come (all 123 of 123 came in every configuration of make test).
+	 * that did not even wrap within 50 ms fails, and at most 1 in 10 LCOFIs
+	 * (at least 2) may stay away.
 	 */
 	gt_snprintf(nm, sizeof(nm), "hart%lu-directed-overflow-counts", hart);
 	GT_CHECK_EQ(nm, S->ovf_stuck, 0);
 	gt_snprintf(nm, sizeof(nm), "hart%lu-directed-overflow-lcofi", hart);
 	if (gt_hart_has_ext(0, "sscofpmf"))
-		GT_CHECK_GE(nm, S->ovf_got * 10, S->ovf_tried * 9);
+		GT_CHECK_LE(nm, S->ovf_tried - S->ovf_got,
+			    S->ovf_tried / 10 > 2 ? S->ovf_tried / 10 : 2);
 	else /* a host without Sscofpmf: the guest is offered no overflow at all */
 		GT_CHECK_EQ(nm, S->ovf_got, 0);
 #undef C
