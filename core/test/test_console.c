@@ -96,6 +96,20 @@ static int setup(void **state)
 	return 0;
 }
 
+/* While the UART takes nothing, a guest writes s until its calls take no more: how much went */
+static size_t write_while_busy(struct vm *vm, const char *s, size_t len)
+{
+	size_t taken = 0, n;
+
+	uart_busy = true;
+	uart_polls = uart_sent = 0;
+	do {
+		n = console_guest_write(vm, s + taken, len - taken);
+		taken += n;
+	} while (n && taken < len);
+	return taken;
+}
+
 /* a partial line (a prompt) is written at once, the rest of the line joins it */
 static void test_partial_line_at_once(void **state)
 {
@@ -294,7 +308,7 @@ static void test_busy_uart_never_waited_for(void **state)
 static void test_stop_never_waits_for_uart(void **state)
 {
 	static char crs[4096], want[65536];
-	size_t taken = 0, n, w = 0, dropped, kept;
+	size_t taken, w = 0, dropped, kept;
 	unsigned long before;
 	const char *note;
 	bool cr = false;
@@ -302,12 +316,7 @@ static void test_stop_never_waits_for_uart(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(crs); i++)
 		crs[i] = i % 2 ? 'x' : '\r';
-	uart_busy = true;
-	uart_polls = uart_sent = 0;
-	do {
-		n = console_guest_write(&alpha, crs + taken, sizeof(crs) - taken);
-		taken += n;
-	} while (n && taken < sizeof(crs));
+	taken = write_while_busy(&alpha, crs, sizeof(crs));
 	assert_int_equal(alpha.con_len, sizeof(alpha.con_buf)); /* its buffer full too */
 	before = uart_polls;
 	console_guest_flush(&alpha);
@@ -362,7 +371,7 @@ static void test_stop_ends_line(void **state)
 static void test_data_line_never_waits_for_uart(void **state)
 {
 	static char lines[80 * 64], data[1027], want[80 * 72 + sizeof(data) + 1];
-	size_t taken = 0, n, w = 0;
+	size_t taken, w = 0;
 	unsigned long before;
 	int accepted = 0;
 
@@ -370,12 +379,7 @@ static void test_data_line_never_waits_for_uart(void **state)
 	for (size_t i = 0; i < sizeof(lines); i++)
 		lines[i] = (i % 64 == 63) ? '\n' : (char)('a' + i % 26);
 	memset(data, 'p', sizeof(data));
-	uart_busy = true;
-	uart_polls = uart_sent = 0;
-	do {
-		n = console_guest_write(&alpha, lines + taken, sizeof(lines) - taken);
-		taken += n;
-	} while (n && taken < sizeof(lines));
+	taken = write_while_busy(&alpha, lines, sizeof(lines));
 	assert_int_equal(taken, sizeof(lines));
 	assert_int_equal(alpha.con_len, 0); /* all in the ring, its line ended */
 	before = uart_polls;
