@@ -41,8 +41,10 @@ void check_csrs(void)
 	struct sbi_ret r;
 	unsigned long idx, v0, v1;
 
+	if (!ins_set)
+		return;
 	/* configured, never started, value cleared: reads 0 (emulated on pmuvisor) */
-	r = gt_pmu_cfg(0, prog_mask, SBI_PMU_CFG_FLAG_CLEAR_VALUE, EV_INSTRET, 0);
+	r = gt_pmu_cfg(0, ins_set, SBI_PMU_CFG_FLAG_CLEAR_VALUE, EV_INSTRET, 0);
 	idx = r.value;
 	gt_expect_trap(EXC_ILLEGAL_INSN);
 	v0 = gt_pmu_read_csr(idx);
@@ -103,7 +105,9 @@ void check_user(void)
 	unsigned long idx, v, saved = csr_read(scounteren);
 	long c;
 
-	r = gt_pmu_cfg(0, prog_mask, SBI_PMU_CFG_FLAG_CLEAR_VALUE, EV_INSTRET, 0);
+	if (!ins_set)
+		return;
+	r = gt_pmu_cfg(0, ins_set, SBI_PMU_CFG_FLAG_CLEAR_VALUE, EV_INSTRET, 0);
 	idx = r.value;
 	gt_pmu_start(idx, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, 1UL << 32);
 

@@ -29,6 +29,8 @@
 extern unsigned long num;	/* NUM_COUNTERS */
 extern unsigned long hw_mask;	/* hardware counters (COUNTER_GET_INFO, type 0) */
 extern unsigned long prog_mask; /* hardware counters 3.. */
+extern unsigned long ins_set;	/* programmable counters, else counter 2 if offered */
+extern unsigned long fw_set;	/* the firmware counters */
 extern unsigned long fw_first, nfw;
 extern unsigned long info[64];
 extern char nm[80];

@@ -3,12 +3,13 @@
 #include "guest-tests/images/pmu-api/pmu-api.h"
 
 /* ---------------------------------------------------------- START / STOP */
-void check_start_stop(void)
+/* START and STOP of instructions on ins_set */
+static void check_start_stop_hw(void)
 {
 	struct sbi_ret r, r2, r3;
-	unsigned long idx, v0, v1, v2, f, fwm = (1UL << nfw) - 1;
+	unsigned long idx, v0, v1, v2;
 
-	r = gt_pmu_cfg(0, prog_mask, SBI_PMU_CFG_FLAG_CLEAR_VALUE, EV_INSTRET, 0);
+	r = gt_pmu_cfg(0, ins_set, SBI_PMU_CFG_FLAG_CLEAR_VALUE, EV_INSTRET, 0);
 	idx = r.value;
 	/* flag errors before anything starts */
 	r = gt_pmu_start(idx, 1, 1UL << 2, 0);
@@ -88,10 +89,28 @@ void check_start_stop(void)
 		     SBI_SUCCESS);
 	GT_CHECK_SBI("start-unconfigured-invalid", gt_pmu_start(idx, 1, 0, 0),
 		     SBI_ERR_INVALID_PARAM);
+	/* FW_READ(_HI) of a hardware counter */
+	r = gt_pmu_cfg(0, ins_set, 0, EV_INSTRET, 0);
+	idx = r.value;
+	r = gt_pmu_fw_read(idx);
+	if (gt_native())
+		gt_printf("pmu-api: native: fw_read of a hw counter -> %ld\n", r.error);
+	else
+		GT_CHECK_SBI("fw-read-hw-invalid", r, SBI_ERR_INVALID_PARAM);
+	if (!gt_native())
+		GT_CHECK_SBI("fw-read-hi-hw-invalid", gt_pmu_fw_read_hi(idx),
+			     SBI_ERR_INVALID_PARAM);
+	gt_pmu_release(idx);
+}
 
-	/* firmware counter: start/stop errors and FW_READ/FW_READ_HI */
-	r = gt_pmu_cfg(0, fwm << fw_first, SBI_PMU_CFG_FLAG_CLEAR_VALUE,
-		       GT_PMU_EV_FW(SBI_PMU_FW_SET_TIMER), 0);
+/* START and STOP of a firmware counter, FW_READ and FW_READ_HI */
+static void check_start_stop_fw(void)
+{
+	struct sbi_ret r;
+	unsigned long f;
+
+	r = gt_pmu_cfg(0, fw_set, SBI_PMU_CFG_FLAG_CLEAR_VALUE, GT_PMU_EV_FW(SBI_PMU_FW_SET_TIMER),
+		       0);
 	f = r.value;
 	GT_CHECK_SBI("fw-read-configured", gt_pmu_fw_read(f), SBI_SUCCESS);
 	GT_CHECK_EQ("fw-read-cleared-zero", gt_pmu_fw_read(f).value, 0);
@@ -123,16 +142,11 @@ void check_start_stop(void)
 	GT_CHECK_SBI("fw-read-unconfigured-invalid", gt_pmu_fw_read(fw_first + nfw - 1),
 		     SBI_ERR_INVALID_PARAM);
 	GT_CHECK_SBI("fw-read-num-invalid", gt_pmu_fw_read(num), SBI_ERR_INVALID_PARAM);
-	/* FW_READ(_HI) of a hardware counter, configured or not */
-	r = gt_pmu_cfg(0, prog_mask, 0, EV_INSTRET, 0);
-	idx = r.value;
-	r = gt_pmu_fw_read(idx);
-	if (gt_native())
-		gt_printf("pmu-api: native: fw_read of a hw counter -> %ld\n", r.error);
-	else
-		GT_CHECK_SBI("fw-read-hw-invalid", r, SBI_ERR_INVALID_PARAM);
-	if (!gt_native())
-		GT_CHECK_SBI("fw-read-hi-hw-invalid", gt_pmu_fw_read_hi(idx),
-			     SBI_ERR_INVALID_PARAM);
-	gt_pmu_release(idx);
+}
+
+void check_start_stop(void)
+{
+	if (ins_set)
+		check_start_stop_hw();
+	check_start_stop_fw();
 }
