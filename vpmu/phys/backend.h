@@ -57,6 +57,8 @@ struct phys_ops {
 	 * Optional: the same, but with the counter's overflow flag set, so that
 	 * the platform raises no interrupt for it (Sscofpmf: a set OF bit masks
 	 * the counter's LCOFI); the caller finds a wrap by the value instead.
+	 * With keeps_of it can only keep a flag that is set: the host's
+	 * configuration sets it, a plain start clears it.
 	 */
 	long (*start_held)(unsigned int idx, uint64_t value);
 	/* Stop it: SUCCESS, or ALREADY_STOPPED if it was */

@@ -38,7 +38,7 @@ static bool no_counter(unsigned int idx)
 struct sbi_ret vpmu_phys_config(unsigned int idx, unsigned long host_flags, unsigned long event_idx,
 				uint64_t event_data)
 {
-	if (qemu_quirks & (QEMU_EVENT_MAP | QEMU_BIAS))
+	if (qemu_quirks & (QEMU_EVENT_MAP | QEMU_BIAS | QEMU_TLB_OVERFLOW))
 		return qemu_config(idx, host_flags, event_idx, event_data);
 	if (phys.config_direct && phys.config_direct(idx, host_flags, event_idx, event_data))
 		return (struct sbi_ret){SBI_SUCCESS, idx};

@@ -196,8 +196,12 @@ void qemu_set_wide(uint32_t mask)
 	wide = qemu_quirks & QEMU_BIAS ? mask & ~((1U << PHYS_FIRST_PROG) - 1) : 0;
 }
 
-/* Which of QEMU's two timed events counter idx may count: raw events could be either */
-static void note_event(struct qemu_hart *q, unsigned int idx, unsigned long ev)
+/*
+ * Which of QEMU's two timed events counter idx may count (raw events could
+ * be either), and whether QEMU counts its event in the TLB fill
+ */
+static void note_event(struct qemu_hart *q, unsigned int idx, unsigned long ev,
+		       unsigned long host_flags)
 {
 	unsigned int type = (unsigned int)(ev >> 16) & 0xf;
 	bool raw_ev = type == SBI_PMU_EVENT_TYPE_RAW || type == SBI_PMU_EVENT_TYPE_RAW_V2;
@@ -206,8 +210,11 @@ static void note_event(struct qemu_hart *q, unsigned int idx, unsigned long ev)
 	q->cyc &= ~bit;
 	q->ins &= ~bit;
 	q->tlb &= ~bit;
-	if (ev == 0x10019 || ev == 0x1001b || ev == 0x10021) /* DTLB read/write, ITLB miss */
-		q->tlb |= bit & tlb_all;
+	if ((ev == 0x10019 || ev == 0x1001b || ev == 0x10021) && tlb_all) { /* DTLB, ITLB */
+		q->tlb |= bit;
+		q->tlb_ev[idx] = (uint32_t)ev;
+		q->tlb_flags[idx] = (uint8_t)host_flags;
+	}
 	if (ev == SBI_PMU_HW_CPU_CYCLES || raw_ev)
 		q->cyc |= bit & wide;
 	if (ev == SBI_PMU_HW_INSTRUCTIONS || raw_ev)
@@ -275,10 +282,36 @@ bool vpmu_phys_harts_may_starve(void)
 	return harts_may_starve;
 }
 
+static long qemu_release(unsigned int idx);
+
+/*
+ * The SBI backend's held start only keeps an OF bit that is set, and one
+ * plain start (far from the top: perf stat) cleared it; a later
+ * configuration of the same event may have taken the counter over without
+ * the host (Linux's add after its del, or another vCPU's). The host's
+ * configuration sets it again.
+ */
+static __cold long tlb_config_again(struct qemu_hart *q, unsigned int idx)
+{
+	struct sbi_ret r;
+
+	qemu_release(idx);
+	r = qemu_config(idx, q->tlb_flags[idx], q->tlb_ev[idx], 0);
+	if (r.error == SBI_SUCCESS && r.value != idx)
+		return SBI_ERR_FAILED;
+	return r.error;
+}
+
 /* It runs near its top now: no far mark (a masked start then holds its OF bit again) */
 static __cold long start_tlb(struct qemu_hart *q, unsigned int idx, uint64_t value)
 {
 	q->far &= ~(1U << idx);
+	if (raw.keeps_of && !((vpmu_phys_overflowed() >> idx) & 1)) {
+		long err = tlb_config_again(q, idx);
+
+		if (err != SBI_SUCCESS)
+			return err;
+	}
 	return raw.start_held(idx, value);
 }
 
@@ -486,7 +519,7 @@ struct sbi_ret qemu_config(unsigned int idx, unsigned long flags, unsigned long 
 	if (raw.config_direct && (!map || map_unchanged(q, idx, ev)) &&
 	    raw.config_direct(idx, flags, ev, data)) {
 		q->released &= ~(1U << idx);
-		note_event(q, idx, ev);
+		note_event(q, idx, ev, flags);
 		return (struct sbi_ret){SBI_SUCCESS, idx};
 	}
 	if (map && raw.release_host) {
@@ -501,7 +534,7 @@ struct sbi_ret qemu_config(unsigned int idx, unsigned long flags, unsigned long 
 	r = raw.config_host(idx, flags, ev, data);
 	if (r.error != SBI_SUCCESS || r.value >= PHYS_MAX_HW)
 		return r;
-	note_event(q, (unsigned int)r.value, ev);
+	note_event(q, (unsigned int)r.value, ev, flags);
 	if (r.value >= PHYS_FIRST_PROG && (qemu_quirks & QEMU_EVENT_MAP)) {
 		q->released &= ~(1U << r.value);
 		/* QEMU maps ev here unless another counter (live) keeps it */

@@ -43,9 +43,9 @@ unsigned long qemu_hide_biased(unsigned long bits);
 void qemu_set_wide(uint32_t mask);
 
 /*
- * Configure ev on idx (vpmu_phys_config while Q2 or Q5 is on): the
- * backend's direct configuration where it leaves QEMU's event map as it
- * is, else the host's, the map kept.
+ * Configure ev on idx (vpmu_phys_config while Q2, Q5 or tlb-overflow is
+ * on): the backend's direct configuration where it leaves QEMU's event map
+ * as it is, else the host's, the map kept.
  */
 struct sbi_ret qemu_config(unsigned int idx, unsigned long flags, unsigned long ev, uint64_t data);
 

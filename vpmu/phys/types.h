@@ -23,6 +23,9 @@ struct qemu_hart {
 	uint32_t cyc, ins; /* Q5: configured for an event QEMU may time as cycles / instret */
 	uint32_t
 		tlb; /* tlb-overflow (while on): configured for an event QEMU counts in its TLB fill */
+	/* ... each one's configuration, for the host to make again (qemu.c, tlb_config_again) */
+	uint32_t tlb_ev[32];
+	uint8_t tlb_flags[32];
 	uint32_t ev[32]; /* Q2: the event QEMU's map gives each programmable counter (0: none) */
 };
 

@@ -22,6 +22,11 @@ static struct fake_percpu percpu;
 char *fake_percpu = (char *)&percpu;
 
 static uint64_t csr[PHYS_MAX_HW]; /* the counters' CSRs (values as the backend left them) */
+/*
+ * The counters' OF bits as the SBI backend leaves them: a configuration
+ * sets one, a plain start clears it, a held start keeps it as it is
+ */
+static uint32_t of;
 
 /* What the backend was asked, in order: "S3=v" start, "P3" stop, "R3" release, ... */
 static char log_buf[1024];
@@ -44,6 +49,7 @@ uint64_t phys_read_csr(unsigned int idx)
 static long fake_start(unsigned int idx, uint64_t value)
 {
 	csr[idx] = value;
+	of &= ~(1U << idx);
 	note("S%u=%llx ", idx, (unsigned long long)value);
 	return SBI_SUCCESS;
 }
@@ -64,6 +70,7 @@ static long fake_stop(unsigned int idx)
 static long fake_release(unsigned int idx)
 {
 	note("R%u ", idx);
+	of &= ~(1U << idx); /* the host's reset writes mhpmevent 0 */
 	return SBI_SUCCESS;
 }
 
@@ -76,12 +83,14 @@ static long fake_release_host(unsigned int idx)
 static long fake_start_mask(uint32_t mask)
 {
 	note("M%x ", mask);
+	of &= ~mask;
 	return SBI_SUCCESS;
 }
 
 static void fake_start_values(uint32_t mask, const uint64_t *values, size_t stride)
 {
 	note("V%x", mask);
+	of &= ~mask;
 	for (unsigned int i = 0; i < PHYS_MAX_HW; i++)
 		if ((mask >> i) & 1) {
 			csr[i] = values[i * stride];
@@ -100,6 +109,7 @@ static bool fake_config_direct(unsigned int idx, unsigned long flags, unsigned l
 	if (!direct_ok)
 		return false;
 	note("D%u=%lx ", idx, ev);
+	of |= 1U << idx;
 	return true;
 }
 
@@ -109,6 +119,7 @@ static struct sbi_ret fake_config_host(unsigned int idx, unsigned long flags, un
 	(void)flags;
 	(void)data;
 	note("C%u=%lx ", idx, ev);
+	of |= 1U << idx;
 	return (struct sbi_ret){SBI_SUCCESS, idx};
 }
 
@@ -123,7 +134,13 @@ static const struct phys_ops fake_backend = {
 	.release_host = fake_release_host,
 	.start_mask = fake_start_mask,
 	.start_values = fake_start_values,
+	.keeps_of = true, /* as the SBI backend: its held start cannot set OF */
 };
+
+uint32_t vpmu_phys_overflowed(void)
+{
+	return of;
+}
 
 /* ---- what qemu.c needs from the host ---- */
 
@@ -153,6 +170,7 @@ static void boot(const char *quirks)
 {
 	memset(&percpu, 0, sizeof(percpu));
 	memset(csr, 0, sizeof(csr));
+	of = 0;
 	log_buf[0] = '\0';
 	qemu_ever_biased = 0;
 	bootargs_quirks = quirks;
@@ -416,7 +434,10 @@ static void test_event_map(void **state)
  * (QEMU would abort raising its interrupt from a TLB fill): alone, by value,
  * in a masked start and among starts with values. One far from its top
  * (counting) needs 2^62 events to wrap and starts as any other, as do other
- * events' counters and everything without -icount.
+ * events' counters and everything without -icount. The fake's `of` is the
+ * SBI backend's: a held start keeps OF but cannot set it, so a counter a
+ * plain start ran (perf stat) is configured by the host again before it
+ * runs held (perf record's counter taken over without the host).
  */
 static void test_tlb_counters_start_held(void **state)
 {
@@ -429,14 +450,20 @@ static void test_tlb_counters_start_held(void **state)
 	qemu_start(3, -10ULL);
 	assert_string_equal(log_buf, "S3=ffffffffffffff00 P3 S3=fffffffffffffff6 ");
 	qemu_note_icount(true); /* at boot, before guests configure counters */
-	qemu_config(3, 0, 0x10019, 0);
+	qemu_config(3, SBI_PMU_CFG_FLAG_SET_UINH, 0x10019, 0);
 	log_buf[0] = '\0';
-	qemu_start(3, (1ULL << 63) + 1);
 	qemu_start(4, (1ULL << 63) + 1);
 	qemu_start(3, -10ULL);
-	assert_string_equal(log_buf,
-			    "S3=8000000000000001 S4=8000000000000001 T3=fffffffffffffff6 ");
+	assert_string_equal(log_buf, "S4=8000000000000001 T3=fffffffffffffff6 ");
+	assert_true((of >> 3) & 1);
 	assert_false((q()->far >> 3) & 1); /* it runs near its top now */
+	/* counted from 0, then near its top: the host configures it first */
+	log_buf[0] = '\0';
+	qemu_start(3, 0);
+	qemu_start(3, -10ULL);
+	assert_string_equal(log_buf, "S3=0 R3 D3=10019 T3=fffffffffffffff6 ");
+	assert_true((of >> 3) & 1);
+	assert_int_equal(q()->tlb_flags[3], SBI_PMU_CFG_FLAG_SET_UINH);
 	log_buf[0] = '\0';
 	csr[3] = -77ULL;
 	qemu_start_mask(0x18);
@@ -450,7 +477,8 @@ static void test_tlb_counters_start_held(void **state)
 	values[3] = -5ULL;
 	values[4] = (1ULL << 63) + 2;
 	qemu_start_values(0x18, values, 1);
-	assert_string_equal(log_buf, "V10:4=8000000000000002 T3=fffffffffffffffb ");
+	assert_string_equal(log_buf, "V10:4=8000000000000002 R3 D3=10019 T3=fffffffffffffffb ");
+	assert_true((of >> 3) & 1);
 	/* configured for another event, counter 3 starts plainly again */
 	qemu_config(3, 0, SBI_PMU_HW_CPU_CYCLES, 0);
 	log_buf[0] = '\0';

@@ -99,6 +99,7 @@ void gt_main(unsigned long hartid, const void *fdt)
 		gt_exit();
 	}
 	if (has_arg(args, "dtlb")) {
+		counted_first("dtlb-miss", EV_DTLB_RD_MISS);
 		overflow_run("dtlb-miss", EV_DTLB_RD_MISS, false, 2, vs_touch, 40, true);
 		gt_exit();
 	}

@@ -39,6 +39,7 @@ void reset_stats(void);
 
 /* overflow.c */
 unsigned long vs_touch(unsigned long passes);
+void counted_first(const char *what, unsigned long event);
 void overflow_run(const char *what, unsigned long event, bool via_snapshot, unsigned long rearms,
 		  unsigned long (*work)(unsigned long), unsigned long arg, bool in_vs);
 void sampling(unsigned long period, unsigned long loop_n);
