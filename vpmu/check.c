@@ -2,7 +2,7 @@
 /*
  * The invariants of struct vpmu and struct vpmu_hart (vpmu_types.h names
  * them V1..V8, H1, H2, E1, E2, P1, P2), as code: the unit tests check them after
- * every call, the fuzzer after every step, and a debug build (make DEBUG=1)
+ * every call, the fuzzer after every step, and a debug build (make hv-debug)
  * after every PMU call and vCPU switch.
  */
 #include "vpmu/internal.h"

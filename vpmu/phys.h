@@ -107,7 +107,8 @@ void vpmu_phys_hide(uint32_t mask);
 uint32_t vpmu_phys_overflowed(void);
 /*
  * The hart's LCOFI pending bit (sip.LCOFIP). vpmu_phys_irq_clear is the
- * only writer of sip.LCOFIP in the hypervisor.
+ * only place that clears a pending LCOFI; the SBI backend's start_held also
+ * raises sip.LCOFIP around OpenSBI's start and clears it again.
  */
 bool vpmu_phys_irq_pending(void);
 void vpmu_phys_irq_clear(void);
