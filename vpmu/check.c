@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The invariants of struct vpmu and struct vpmu_hart (vpmu_types.h names
- * them V1..V8, H1, H2, E1, E2, P1, P2), as code: the unit tests check them after
+ * them V1..V9, H1, H2, E1, E2, P1, P2), as code: the unit tests check them after
  * every call, the fuzzer after every step, and a debug build (make hv-debug)
  * after every PMU call and vCPU switch.
  */
@@ -68,6 +68,16 @@ const char *vpmu_check(struct vpmu *v)
 		for (unsigned int i = 0; i < VPMU_MAX_HW; i++)
 			FAIL_IF(((v->placed >> i) & 1) && v->resident->owner[i] != v,
 				"V5: loaded, but a placed counter is another vCPU's");
+	}
+	for (unsigned int i = 0; i < VPMU_MAX_HW; i++) {
+		const struct vpmu_hart *h = v->resident;
+		const struct vpmu_ctr *c = &v->ctr[i];
+
+		if (!((v->placed >> i) & 1) || !h || h->owner[i] != v)
+			continue;
+		FAIL_IF(h->event_idx[i] != c->event_idx || h->event_data[i] != c->event_data ||
+				h->flags[i] != (uint8_t)host_flags(c->flags),
+			"V9: a placed counter's resident configuration is not the guest's");
 	}
 	FAIL_IF(!v->policy, "V6: no policy");
 	FAIL_IF(v->visible != visible_mask_of(v), "V6: visible is not what the policy allows");

@@ -210,6 +210,10 @@ long ctr_config(struct vpmu *v, unsigned int i, const struct op_args *a)
 		}
 		set_hw_bit(&v->placed, i, true);
 		set_hw_bit(&v->synced, i, false);
+	} else if (hw) {
+		/* put: its resident hart holds the old configuration (V9); the load places it */
+		set_hw_bit(&v->placed, i, false);
+		set_hw_bit(&v->synced, i, false);
 	}
 	c->event_idx = (uint32_t)a->event_idx;
 	c->event_data = a->event_data;

@@ -125,7 +125,9 @@ struct vpmu {
 	 * Masks, not per-counter fields: a vCPU switch and hcounteren test them
 	 * for all counters at once. V4: synced within placed, placed within
 	 * configured_hw. V5: while loaded, resident is the hart it runs on, and
-	 * every placed counter is its own there (owner[] says v).
+	 * every placed counter is its own there (owner[] says v). V9: a placed
+	 * counter the resident's owner[] still gives to v is configured there
+	 * exactly as the guest configured it (event, data, host filter flags).
 	 */
 	uint32_t placed;
 	uint32_t synced;

@@ -77,6 +77,27 @@ static void test_stop_reset_keeps_config_stopped(void **state)
 	assert_int_equal(v->ctr[i].state, VPMU_CTR_UNCONFIGURED);
 }
 
+/*
+ * A configuration made while the vCPU is put (SKIP_MATCH of another event
+ * on a stopped counter) is not on its resident hart: the load places it,
+ * and the physical counter counts the new event (V9)
+ */
+static void test_config_while_put_placed_at_load(void **state)
+{
+	unsigned long i;
+
+	(void)state;
+	i = cfg_start(0, ALLMASK, EV_INSTR, 0);
+	assert_int_equal(STOP(i, 1, 0).error, SBI_SUCCESS);
+	vpmu_vcpu_put(v);
+	assert_int_equal(CFG(i, 1, SBI_PMU_CFG_FLAG_SKIP_MATCH, EV_DTLB_RD, 0).error, SBI_SUCCESS);
+	vpmu_vcpu_load(v);
+	assert_int_equal(START(i, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, 0).error, SBI_SUCCESS);
+	assert_int_equal(v->ctr[i].event_idx, EV_DTLB_RD);
+	assert_int_equal(fake.c[i].event_idx, EV_DTLB_RD);
+	assert_true(fake.c[i].running);
+}
+
 /* A counter v left configured at RESET never counts for another vCPU's event */
 static void test_stop_reset_config_evicted(void **state)
 {
@@ -392,19 +413,13 @@ static void test_start_direct(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		T(test_cfg_host_fallback_undone),
-		T(test_stop_reset_keeps_config_stopped),
-		T(test_stop_reset_config_evicted),
-		T(test_exclusive_event_evicts_other),
-		T(test_takeover_needs_the_event_map),
-		T(test_undo_leaves_counter_taken_over),
-		T(test_take_back_after_takeover),
-		T(test_no_take_back_after_release),
-		T(test_disjoint_counters_no_reprogramming),
-		T(test_load_sees_owner_change),
-		T(test_generation_counts_do_not_wrap),
-		T(test_no_take_over_between_guests),
-		T(test_start_direct),
+		T(test_cfg_host_fallback_undone),	 T(test_stop_reset_keeps_config_stopped),
+		T(test_config_while_put_placed_at_load), T(test_stop_reset_config_evicted),
+		T(test_exclusive_event_evicts_other),	 T(test_takeover_needs_the_event_map),
+		T(test_undo_leaves_counter_taken_over),	 T(test_take_back_after_takeover),
+		T(test_no_take_back_after_release),	 T(test_disjoint_counters_no_reprogramming),
+		T(test_load_sees_owner_change),		 T(test_generation_counts_do_not_wrap),
+		T(test_no_take_over_between_guests),	 T(test_start_direct),
 	};
 
 	return cmocka_run_group_tests_name("vpmu_place", tests, NULL, NULL);
