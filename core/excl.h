@@ -5,8 +5,9 @@
  * found by the vPMU's boot probe), a vCPU with running hardware counters runs
  * only while every other hart is halted. The scheduler asks before every
  * guest entry; when it is off (excl_enabled false: silicon, one hart, no
- * -icount), nothing here is called but excl_init and the tests of
- * excl_enabled.
+ * -icount), the turns and the token are never used; the idle sleep
+ * (excl_sleep, excl_sleeping, excl_wake_sleepers), excl_defer_kick and
+ * excl_fence_now serve every hart all the same.
  */
 #ifndef CORE_EXCL_H
 #define CORE_EXCL_H

@@ -3,7 +3,8 @@
  * What to do when a guest's vCPU leaves guest mode (arch/riscv/entry.S saved
  * its registers): SBI calls go to the dispatch table, virtual instructions
  * are emulated or refused, HS interrupts go to the scheduler and the vPMU,
- * faults stop the guest. The only place that routes exits to the vPMU.
+ * faults stop the guest. The trap vector's short way (core/lane.c) and the
+ * scheduler's switch (core/sched.c) reach the vPMU too.
  */
 #include "arch/riscv/csr.h"
 #include "core/console.h"

@@ -79,7 +79,7 @@ struct profile_sample {
 	uint16_t vcpu;		   /* the guest's hart id of the running vCPU */
 	uint64_t time;		   /* ns: the time CSR scaled by timebase-frequency */
 	uint16_t hart;		   /* physical hart (mhartid) the vCPU ran on */
-	uint8_t mode;		   /* PROFILE_MODE_VU or PROFILE_MODE_VS (hstatus.SPVP) */
+	uint8_t mode;		   /* PROFILE_MODE_VU or PROFILE_MODE_VS (sstatus.SPP) */
 	uint8_t nr;		   /* entries in chain[] */
 	/*
 	 * Linux guests: the interrupted task's tgid and pid (user space's pid
