@@ -378,7 +378,11 @@ static void sched_arm_timer(struct hart *h)
 			others = true;
 		else if (v->state == VCPU_WFI || v->state == VCPU_SUSPENDED ||
 			 v->state == VCPU_SUSPENDED_NR) {
-			uint64_t d = vcpu_arch_timer_deadline(&v->arch);
+			/*
+			 * not a deadline the guest disabled: in the past, it would
+			 * fire at every entry of the others on this hart
+			 */
+			uint64_t d = vcpu_arch_wake_deadline(&v->arch);
 
 			if (d < next)
 				next = d;

@@ -132,6 +132,12 @@ static inline unsigned long vcpu_arch_trapped_insn(const struct vcpu_ctx *c, boo
 }
 /* A VS interrupt is pending and enabled, per the vCPU's saved state (on its file's hart) */
 bool vcpu_arch_irq_pending(struct vcpu_arch *a, unsigned long now);
+/*
+ * When the vCPU's own timer can end its wait (WFI, HSM suspend): its
+ * deadline while the guest enables the timer interrupt (vsie.STIE), else
+ * UINT64_MAX: a disabled timer, in the past, wakes nothing
+ */
+uint64_t vcpu_arch_wake_deadline(const struct vcpu_arch *a);
 
 /*
  * Whether the guest's WFI may halt its hart in VS-mode: a vCPU with a guest
