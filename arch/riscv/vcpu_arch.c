@@ -120,7 +120,8 @@ void vcpu_arch_load(struct vcpu_arch *a, unsigned long hgatp)
 	csr_write(CSR_SCOUNTEREN, a->scounteren);
 	csr_write(CSR_SENVCFG, a->senvcfg);
 	csr_write(CSR_HVIP, a->hvip);
-	if (a->guest_file)
+	/* every vCPU's own, file or not: VS-mode reaches it with Ssaia (hstateen0.CSRIND) */
+	if (riscv_has(RISCV_EXT_SSAIA))
 		csr_write(CSR_VSISELECT, a->vsiselect);
 	if (riscv_has(RISCV_EXT_SSTC))
 		write_vstimecmp(a->vstimecmp);
@@ -147,10 +148,8 @@ void vcpu_arch_put(struct vcpu_arch *a)
 	a->scounteren = csr_read(CSR_SCOUNTEREN);
 	a->senvcfg = csr_read(CSR_SENVCFG);
 	a->hvip = csr_read(CSR_HVIP);
-	if (a->guest_file) {
-		/* and not left for the next vCPU, which may have no file, to read */
+	if (riscv_has(RISCV_EXT_SSAIA)) /* and not left for another guest to read */
 		a->vsiselect = (uint16_t)csr_swap(CSR_VSISELECT, 0);
-	}
 	if (riscv_has(RISCV_EXT_SSTC))
 		a->vstimecmp = csr_read(CSR_VSTIMECMP);
 	fpu_save(a->fp);
