@@ -370,16 +370,32 @@ void console_poll(void)
 static unsigned int input_vm;
 static bool escape;
 
+/* Say where console input goes now, on a line of its own */
+static void input_moved_locked(void)
+{
+	static const char msg[] = "\r\npmuvisor: console input -> guest ";
+
+	end_line_locked();
+	puts_locked(msg, sizeof(msg) - 1);
+	puts_locked(vms[input_vm]->name, strlen(vms[input_vm]->name));
+	puts_locked("\r\n", 2);
+}
+
 int console_getc(struct vm *vm)
 {
 	int c = -1;
 
 	console_lock_pump();
-	if (vm->id != input_vm && vms[input_vm]->state == VM_RUNNING) {
-		console_unlock();
-		return -1;
+	if (vm->id != input_vm) {
+		/* a reboot passes through VM_STOPPING: the focus stays for the new boot */
+		if (vms[input_vm]->state != VM_STOPPED) {
+			console_unlock();
+			return -1;
+		}
+		/* the focused guest stopped for good: a running reader takes over, and says so */
+		input_vm = vm->id;
+		input_moved_locked();
 	}
-	input_vm = vm->id; /* the focused guest stopped: a running reader takes over */
 	/* (a reader polls: console_lock_pump let out output held behind an idle open line) */
 	while ((c = uart_getc()) >= 0) {
 		if (!escape && c == ESCAPE) {
@@ -389,12 +405,7 @@ int console_getc(struct vm *vm)
 		if (escape && c >= '1' && c < '1' + (int)nr_vms) {
 			escape = false;
 			input_vm = (unsigned int)(c - '1');
-			static const char msg[] = "\r\npmuvisor: console input -> guest ";
-
-			end_line_locked();
-			puts_locked(msg, sizeof(msg) - 1);
-			puts_locked(vms[input_vm]->name, strlen(vms[input_vm]->name));
-			puts_locked("\r\n", 2);
+			input_moved_locked();
 			if (input_vm != vm->id) {
 				c = -1;
 				break;

@@ -420,10 +420,36 @@ static void test_input_focus(void **state)
 	input = NULL;
 }
 
+/*
+ * The focused guest rebooting (VM_STOPPING on its way) keeps the focus: a
+ * polling guest gets none of its input. Stopped for good, a reader takes
+ * over, and the console says so.
+ */
+static void test_input_focus_through_reboot(void **state)
+{
+	(void)state;
+	alpha.state = VM_STOPPING;
+	input = "x";
+	assert_int_equal(console_getc(&beta), -1);
+	alpha.state = VM_RUNNING; /* the new boot */
+	assert_int_equal(console_getc(&alpha), 'x');
+	assert_null(strstr(out, "console input ->"));
+	alpha.state = VM_STOPPED;
+	input = "y";
+	assert_int_equal(console_getc(&beta), 'y');
+	assert_non_null(strstr(out, "pmuvisor: console input -> guest beta\r\n"));
+	alpha.state = VM_RUNNING;
+	input = "\x1d"
+		"1"; /* the focus back to alpha, for the tests after this one */
+	assert_int_equal(console_getc(&beta), -1);
+	input = NULL;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_partial_line_at_once, setup),
+		cmocka_unit_test_setup(test_input_focus_through_reboot, setup),
 		cmocka_unit_test_setup(test_long_line, setup),
 		cmocka_unit_test_setup(test_carriage_return, setup),
 		cmocka_unit_test_setup(test_open_line_holds_other_guest, setup),
