@@ -97,15 +97,20 @@ bool timer_wait_ipi(bool timer, volatile unsigned long *signal, unsigned long va
 
 unsigned long timer_idle(void)
 {
-	unsigned long sip;
+	unsigned long sip, vsie;
 
 	/*
 	 * Not for the loaded vCPU's guest interrupt file (hstatus.VGEIN, set
 	 * again at its next entry): a waiting vCPU's MSI comes as SGEI
-	 * (hgeie), and a stopped one's would end every sleep at once.
+	 * (hgeie), and a stopped one's would end every sleep at once. Nor for
+	 * its other VS interrupts (vsie): one a stopped vCPU left pending and
+	 * enabled would too; a waiting vCPU's wake comes as this hart's own
+	 * timer or IPI.
 	 */
 	csr_clear(CSR_HSTATUS, HSTATUS_VGEIN);
+	vsie = csr_swap(CSR_VSIE, 0);
 	asm volatile("wfi");
+	csr_write(CSR_VSIE, vsie);
 	sip = csr_read(CSR_SIP);
 	timer_take_ipi();
 	if (sip & SIP_STIP)
