@@ -5,7 +5,7 @@
  * QEMU 10.0.2's target/riscv/pmu.c and csr.c; docs/quirks.md has one row per
  * quirk with its symptom, detection, test and how to delete it.
  *
- * Q1 (QEMU_STALE_DEADLINE). riscv_pmu_setup_timer keeps, per counter, an
+ * stale-deadline (QEMU_STALE_DEADLINE). riscv_pmu_setup_timer keeps, per counter, an
  *    irq_overflow_left whenever a counter is written (or started) so far
  *    from its top that the deadline passes INT64_MAX ns, as for every
  *    counter Linux starts for counting (2^63 + 1), and never clears it when
@@ -21,7 +21,7 @@
  *    re-armed every nanosecond gives each hart's round-robin slice under
  *    -icount 1/2 instruction, rounded down to 0 for the second hart, which
  *    would never run again. qemu_hart.far remembers the far starts.
- * Q2 (QEMU_EVENT_MAP). One counter per event and hart: the event -> counter
+ * event-map (QEMU_EVENT_MAP). One counter per event and hart: the event -> counter
  *    map that decides what a programmable counter counts admits one counter
  *    per event, and an entry is removed only when mhpmevent is written with
  *    event 0 (riscv_pmu_update_event_map); only M-mode writes of mhpmevent
@@ -31,7 +31,7 @@
  *    change it goes through the host, which first releases the stale
  *    holder of the event; the logic learns it is on (vpmu_phys_event_
  *    exclusive) and evicts other configurations of an event.
- * Q5 (QEMU_BIAS). Values below 2^63 livelock QEMU. riscv_pmu_setup_timer,
+ * bias (QEMU_BIAS). Values below 2^63 livelock QEMU. riscv_pmu_setup_timer,
  *    given the value v of a counter that counts cycles/instret, computes the
  *    distance to its top (2^64 - v) in int64 arithmetic; for v < 2^63 that
  *    overflows into a deadline in the past, and at that expiry it calls
@@ -81,9 +81,9 @@ uint32_t qemu_ever_biased;
 
 /* The backend's own operations, which the workarounds call */
 static struct phys_ops raw;
-/* Q5: the 64-bit programmable counters; 0 while Q5 is off, so that nothing is ever biased */
+/* bias: the 64-bit programmable counters; 0 while bias is off, so that nothing is ever biased */
 static uint32_t wide;
-/* Q1: the far marks a hart starts with (the firmware and the probes started every counter far) */
+/* stale-deadline: the far marks a hart starts with (firmware and probes started all far) */
 static uint32_t far_all;
 /* tlb-overflow: ~0 while its workaround runs (QEMU and -icount), else 0 */
 static uint32_t tlb_all;
@@ -95,7 +95,7 @@ static inline struct qemu_hart *qemu_this_hart(void)
 	return &phys_this_hart()->qemu;
 }
 
-/* ------------------------------------------------------------------ Q1 */
+/* ------------------------------------------------------------------ stale-deadline */
 
 #define CONSUME_COUNTS 256
 
@@ -143,7 +143,7 @@ static __cold long start_consuming(unsigned int idx, uint64_t value)
 	return raw.start(idx, value);
 }
 
-/* ------------------------------------------------------------------ Q2 */
+/* ------------------------------------------------------------------ event-map */
 
 int qemu_holder_of(const struct qemu_hart *q, unsigned long ev)
 {
@@ -171,7 +171,7 @@ static bool map_unchanged(const struct qemu_hart *q, unsigned int idx, unsigned 
 	return h >= 0 && !((q->released >> h) & 1);
 }
 
-/* ------------------------------------------------------------------ Q5 */
+/* ------------------------------------------------------------------ bias */
 
 static uint64_t bias_of(const struct qemu_hart *q, unsigned int idx)
 {
@@ -319,7 +319,7 @@ static __cold long start_tlb(struct qemu_hart *q, unsigned int idx, uint64_t val
 
 /*
  * A start from below 2^63, or of a counter biased before (Linux starts at
- * 2^63 + 1): the bias, then Q1 on the value the host counter gets. A start
+ * 2^63 + 1): the bias, then stale-deadline on the value the host counter gets. A start
  * the backend refuses (only the SBI backend's host can) still leaves the
  * marks of the value it was given: a stale low bit only biases more often,
  * and the logic never reads a counter whose start failed before starting it
@@ -369,11 +369,11 @@ static long qemu_start(unsigned int idx, uint64_t value)
 }
 
 /*
- * Counters continue from their values. Q5: one that may count a timed
+ * Counters continue from their values. bias: one that may count a timed
  * event, sits below 2^63 unbiased and would make a pair with another such
  * counter starts on its own instead, from the same value, biased; one
  * already running low was checked when it started low (no pair has formed
- * since: a counter of the other event starting low then was biased). Q1: a
+ * since: a counter of the other event starting low then was biased). stale-deadline: a
  * counter marked far is far still, since coming within 2^62 of its top
  * takes 2^62 counts (146 years at 1 GHz); of the others, only one that
  * wrapped to far since needs marking, and one near its top continues as it
@@ -490,8 +490,8 @@ static void qemu_start_values(uint32_t mask, const uint64_t *values, size_t stri
 }
 
 /*
- * Q2: whether the release drops QEMU's mapping (M-mode writes mhpmevent 0)
- * or keeps it; Q5: a released counter no longer runs low.
+ * event-map: whether the release drops QEMU's mapping (M-mode writes mhpmevent 0)
+ * or keeps it; bias: a released counter no longer runs low.
  */
 static long qemu_release(unsigned int idx)
 {
@@ -508,7 +508,7 @@ static long qemu_release(unsigned int idx)
 	return raw.release(idx);
 }
 
-/* Configuration, Q2's map kept: whatever would change it goes through the host */
+/* Configuration, event-map's map kept: whatever would change it goes through the host */
 struct sbi_ret qemu_config(unsigned int idx, unsigned long flags, unsigned long ev, uint64_t data)
 {
 	struct qemu_hart *q = qemu_this_hart();

@@ -13,9 +13,9 @@
 #include "vpmu/phys/backend.h"
 
 enum qemu_quirk {
-	QEMU_STALE_DEADLINE = 1U << 0, /* Q1 */
-	QEMU_EVENT_MAP = 1U << 1,      /* Q2 */
-	QEMU_BIAS = 1U << 2,	       /* Q5 */
+	QEMU_STALE_DEADLINE = 1U << 0, /* a far start's overflow deadline outlives a near start */
+	QEMU_EVENT_MAP = 1U << 1,      /* one counter per event and hart counts it */
+	QEMU_BIAS = 1U << 2,	       /* cycles, instret counters below 2^63 livelock QEMU */
 	QEMU_OTHER_HARTS = 1U << 3,    /* -icount charges other harts' instructions */
 	QEMU_TLB_OVERFLOW = 1U << 4,   /* a TLB-event overflow under -icount aborts QEMU */
 	QEMU_NEAR_TOP = 1U << 5,       /* a counter one below its top starves the other harts */
@@ -33,7 +33,7 @@ extern unsigned int qemu_quirks;
  */
 void qemu_quirks_init(struct phys_ops *ops);
 
-/* Q5: counters that ever ran biased on some hart (reads of the others skip the lookup) */
+/* bias: counters that ever ran biased on some hart (reads of the others skip the lookup) */
 extern uint32_t qemu_ever_biased;
 /* The bias counter idx (< 32) runs with on this hart */
 uint64_t qemu_bias_of(unsigned int idx);
@@ -43,7 +43,7 @@ unsigned long qemu_hide_biased(unsigned long bits);
 void qemu_set_wide(uint32_t mask);
 
 /*
- * Configure ev on idx (vpmu_phys_config while Q2, Q5 or tlb-overflow is
+ * Configure ev on idx (vpmu_phys_config while event-map, bias or tlb-overflow is
  * on): the backend's direct configuration where it leaves QEMU's event map
  * as it is, else the host's, the map kept.
  */
@@ -55,7 +55,7 @@ struct sbi_ret qemu_config(unsigned int idx, unsigned long flags, unsigned long 
  */
 void qemu_note_icount(bool exact);
 
-/* Q2: the counter QEMU's map gives ev to on this hart, or -1 */
+/* event-map: the counter QEMU's map gives ev to on this hart, or -1 */
 int qemu_holder_of(const struct qemu_hart *q, unsigned long ev);
 
 #endif

@@ -14,19 +14,20 @@
 /* The QEMU 10 workarounds' own (phys/qemu.c, where each quirk is described) */
 struct qemu_hart {
 	bool init;    /* far set up on this hart */
-	uint32_t far; /* Q1: counters last started (or written) far from their top */
-	uint32_t
-		released; /* Q2: released without M-mode: QEMU's map still gives them their event */
-	uint32_t bias63;  /* Q5: counters running biased by 2^63 */
-	uint32_t bias62;  /* ... and by 2^62 */
-	uint32_t low;	  /* Q5: counters running below 2^63 unbiased */
-	uint32_t cyc, ins; /* Q5: configured for an event QEMU may time as cycles / instret */
-	uint32_t
-		tlb; /* tlb-overflow (while on): configured for an event QEMU counts in its TLB fill */
+	uint32_t far; /* stale-deadline: counters last started (or written) far from their top */
+	/* event-map: released without M-mode, so QEMU's map still gives them their event */
+	uint32_t released;
+	uint32_t bias63;   /* bias: counters running biased by 2^63 */
+	uint32_t bias62;   /* ... and by 2^62 */
+	uint32_t low;	   /* bias: counters running below 2^63 unbiased */
+	uint32_t cyc, ins; /* bias: configured for an event QEMU may time as cycles / instret */
+	/* tlb-overflow (while on): configured for an event QEMU counts in its TLB fill */
+	uint32_t tlb;
 	/* ... each one's configuration, for the host to make again (qemu.c, tlb_config_again) */
 	uint32_t tlb_ev[32];
 	uint8_t tlb_flags[32];
-	uint32_t ev[32]; /* Q2: the event QEMU's map gives each programmable counter (0: none) */
+	/* event-map: the event QEMU's map gives each programmable counter (0: none) */
+	uint32_t ev[32];
 };
 
 struct phys_hart {

@@ -2,8 +2,8 @@
 /*
  * Unit tests of the QEMU quirks' workarounds (vpmu/phys/qemu.c) against a
  * fake backend that records what it is asked to do and fake counter CSRs:
- * the bias arithmetic (Q5), the far marks and consuming starts (Q1),
- * masked starts and starts with values, the event map (Q2), and the boot
+ * the bias arithmetic (bias), the far marks and consuming starts (stale-deadline),
+ * masked starts and starts with values, the event map (event-map), and the boot
  * switch (pmu-quirks=). qemu.c is included whole, so its statics are here.
  */
 #include <setjmp.h>
@@ -194,7 +194,7 @@ static struct qemu_hart *q(void)
 	return &percpu.phys.qemu;
 }
 
-/* ---- Q5: the bias ---- */
+/* ---- bias: the bias ---- */
 
 /* The assertions' original form: cycles and instret masks, counters running low */
 #define phys_upper_half_bias upper_half_bias
@@ -315,7 +315,7 @@ static void test_start_mask_pairs_start_alone(void **state)
 	assert_int_equal(csr[4] - qemu_bias_of(4), 50);
 }
 
-/* ---- Q1: the stale deadline ---- */
+/* ---- stale-deadline: the stale deadline ---- */
 
 /*
  * A counter started far from its top (Linux's counting value), then near
@@ -395,7 +395,7 @@ static void test_start_mask_marks_far(void **state)
 	assert_string_equal(log_buf, "M18 ");
 }
 
-/* ---- Q2: the event map ---- */
+/* ---- event-map: the event map ---- */
 
 /*
  * Instret configured on 3 (through the host: the map changes) is QEMU's;
@@ -507,7 +507,7 @@ static void test_quirks_switch(void **state)
 	assert_int_equal(qemu_quirks, QEMU_STALE_DEADLINE);
 }
 
-/* Q1 off: no far marks, no consuming start; Q5 off: nothing ever biased */
+/* stale-deadline off: no far marks, no consuming start; bias off: nothing ever biased */
 static void test_quirks_off_do_nothing(void **state)
 {
 	(void)state;
