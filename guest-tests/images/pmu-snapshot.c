@@ -5,7 +5,8 @@
  * all ones (then the snapshot flags answer NO_SHMEM), STOP+TAKE_SNAPSHOT
  * writing each counter's value at counter_values[i] relative to
  * counter_idx_base (other slots untouched) and the overflow bitmap at
- * offset 0, START+INIT_SNAPSHOT loading the initial values (round trip).
+ * offset 0, START+INIT_SNAPSHOT loading the initial values (round trip)
+ * and refusing a set with an unconfigured counter whole.
  * Hardware counters are configured with every inhibit flag, so their
  * values are exact; firmware counters count SET_TIMER calls, exactly.
  *
@@ -72,6 +73,39 @@ static void check_set_shmem(void)
 		     gt_pmu_stop(r.value, 1, SBI_PMU_STOP_FLAG_RESET), SBI_SUCCESS);
 	GT_CHECK_EQ("disabled-area-untouched", gt_pmu_snapshot_differing(area, PATTERN, ~0U, ~0U),
 		    0);
+}
+
+/*
+ * INIT_SNAPSHOT refuses a set holding an unconfigured counter whole, like a
+ * plain START: nothing of it started, not even its configured counters.
+ * Called with the area set and every counter released.
+ */
+static void check_init_unconfigured(void)
+{
+	unsigned long q, u, base, mask;
+	struct sbi_ret r;
+
+	r = gt_pmu_cfg(0, pl.prog_mask, GT_PMU_NO_COUNT | SBI_PMU_CFG_FLAG_CLEAR_VALUE, EV_INSTRET,
+		       0);
+	if (!GT_CHECK_SBI("init-unconf-cfg", r, SBI_SUCCESS))
+		return;
+	q = r.value;
+	mask = pl.prog_mask & ~(1UL << q);
+	if (!GT_CHECK_NE("init-unconf-has-second", mask, 0)) {
+		gt_pmu_release(q);
+		return;
+	}
+	u = __builtin_ctzl(mask);
+	gt_pmu_snapshot_fill(area, 0);
+	r = gt_pmu_start(u, 1, SBI_PMU_START_FLAG_INIT_SNAPSHOT, 0);
+	GT_CHECK_SBI("init-snapshot-unconfigured", r, SBI_ERR_INVALID_PARAM);
+	base = q < u ? q : u;
+	r = gt_pmu_start(base, (1UL << (q - base)) | (1UL << (u - base)),
+			 SBI_PMU_START_FLAG_INIT_SNAPSHOT, 0);
+	GT_CHECK_SBI("init-snapshot-set-unconfigured", r, SBI_ERR_INVALID_PARAM);
+	GT_CHECK_SBI("init-snapshot-set-configured-not-started", gt_pmu_stop(q, 1, 0),
+		     SBI_ERR_ALREADY_STOPPED);
+	gt_pmu_release(q);
 }
 
 static void check_take_and_init(void)
@@ -178,6 +212,7 @@ static void check_take_and_init(void)
 	gt_pmu_snapshot_fill(area, PATTERN);
 	gt_pmu_stop(p, 1, SBI_PMU_STOP_FLAG_TAKE_SNAPSHOT);
 	GT_CHECK_EQ("take-unconfigured-slot-untouched", area[SLOT(0)], PATTERN);
+	check_init_unconfigured();
 
 	/* setting another area replaces the first one */
 	gt_pmu_snapshot_fill(area, PATTERN);
