@@ -2,7 +2,8 @@
 /*
  * fuzz-victim: an ordinary guest that runs beside fuzz-pmu (or any hostile
  * guest) and checks that nothing of the other guest reaches it. It needs no
- * -icount: every check is exact by construction or only needs monotonicity.
+ * -icount: every check is exact by construction or only needs monotonicity,
+ * except the exact instret counts bootarg "exact" asks for.
  *  - RAM canary: all its free RAM (between image and FDT) holds an address
  *    pattern, verified periodically and at the end; the FDT is unchanged;
  *  - firmware counters count exactly its own events: SET_TIMER = its own
@@ -11,9 +12,12 @@
  *  - a hardware counter started with every inhibit flag holds exactly its
  *    initial value, a stopped hardware counter too (CSR read and snapshot);
  *  - an instret counter with SINH (U-mode only) strictly increases across a
- *    U-mode loop and never goes backwards;
+ *    U-mode loop and never goes backwards; with bootarg "exact" (-icount,
+ *    where the loop's instructions are all it counts) each round adds
+ *    exactly VICTIM_LOOP_COUNT and the total is rounds times that;
  *  - its snapshot area only changes in the slot it asked for.
- * bootargs: "seconds=<n>" (default 20): how long to keep checking.
+ * bootargs: "seconds=<n>" (default 20): how long to keep checking; "exact":
+ * the instret checks above are exact (only under -icount).
  */
 #include "guest-tests/lib/gt.h"
 #include "guest-tests/lib/pmu.h"
@@ -88,6 +92,9 @@ asm(".text\n.globl victim_loop\nvictim_loop:\n"
     "1:	addi a0, a0, -1\n"
     "	bnez a0, 1b\n"
     "	ret\n");
+#define VICTIM_LOOP_N 20000
+/* U-mode instructions of a round: the loop, ret, and the stub's (as GT_PMU_USER_LOOP_COUNT) */
+#define VICTIM_LOOP_COUNT (2 * VICTIM_LOOP_N + 4)
 
 static unsigned long parse_seconds(const char *s)
 {
@@ -102,15 +109,29 @@ static unsigned long parse_seconds(const char *s)
 	return 20;
 }
 
+/* bootargs has the word w */
+static bool has_word(const char *s, const char *w)
+{
+	unsigned long n = __builtin_strlen(w);
+
+	for (const char *p = s; p && *p; p++)
+		if ((p == s || p[-1] == ' ') && !__builtin_strncmp(p, w, n) &&
+		    (p[n] == ' ' || !p[n]))
+			return true;
+	return false;
+}
+
 void gt_main(unsigned long hartid, const void *fdt)
 {
-	unsigned long sum0, rounds = 0, timers = 0, seconds;
+	unsigned long sum0, rounds = 0, timers = 0, seconds, bad_exact = 0;
 	struct gt_pmu_layout layout;
 	unsigned long bad_hold = 0, bad_stop = 0, bad_instret = 0, bad_fw = 0, bad_snap = 0;
 	unsigned long bad_canary = 0, last_d = 0, f_value = 0;
 	long a, b, c, d, e, f;
+	const char *args;
 	uint64_t end;
 	struct sbi_ret r;
+	bool exact;
 
 	(void)hartid;
 	canary_lo = ((unsigned long)_end + PAGE - 1) & ~(PAGE - 1);
@@ -118,7 +139,9 @@ void gt_main(unsigned long hartid, const void *fdt)
 	for (unsigned long p = canary_lo; p < canary_hi; p += 8)
 		*(volatile uint64_t *)p = pattern(p);
 	sum0 = fdt_sum(fdt);
-	seconds = parse_seconds(gt_fdt_getprop("/chosen", "bootargs", NULL));
+	args = gt_fdt_getprop("/chosen", "bootargs", NULL);
+	seconds = parse_seconds(args);
+	exact = has_word(args, "exact");
 
 	gt_pmu_layout(&layout);
 	hw_mask = layout.hw_mask;
@@ -186,13 +209,16 @@ void gt_main(unsigned long hartid, const void *fdt)
 		rounds++;
 		gt_sbi_set_timer(~0UL);
 		timers++;
-		gt_run_user(victim_loop, 20000);
+		gt_run_user(victim_loop, VICTIM_LOOP_N);
 		v = read_counter((unsigned long)d);
 		if (v <= last_d) {
 			if (bad_instret++ < 5)
 				gt_printf("fuzz-victim: instret (SINH) 0x%lx after 0x%lx\n", v,
 					  last_d);
 		}
+		if (exact && v - last_d != VICTIM_LOOP_COUNT && bad_exact++ < 5)
+			gt_printf("fuzz-victim: round %lu: instret (SINH) +%lu, expected +%u\n",
+				  rounds, v - last_d, VICTIM_LOOP_COUNT);
 		last_d = v;
 		v = read_counter((unsigned long)e);
 		if (v != HOLD_VALUE && bad_hold++ < 5)
@@ -237,6 +263,10 @@ void gt_main(unsigned long hartid, const void *fdt)
 		  rounds, seconds, timers, last_d);
 	GT_CHECK_GE("rounds", rounds, 1);
 	GT_CHECK_EQ("instret-sinh-increases", bad_instret, 0);
+	if (exact) {
+		GT_CHECK_EQ("instret-sinh-exact-each-round", bad_exact, 0);
+		GT_CHECK_EQ("instret-sinh-exact-total", last_d, rounds * VICTIM_LOOP_COUNT);
+	}
 	GT_CHECK_EQ("inhibited-counter-holds-value", bad_hold, 0);
 	GT_CHECK_EQ("stopped-counter-holds-value", bad_stop, 0);
 	GT_CHECK_EQ("firmware-counters-exact", bad_fw, 0);
