@@ -16,11 +16,13 @@
  *
  * Modes (/chosen/bootargs), each matching one configuration:
  *   "policy"  dts/tests/pmu-policy.dts: counters-mask 0x7f8 (3..10), table
- *             <2 2 0x7f8>, <0x10019 0x10019 0x78>, deny 0x10019, firmware off
+ *             <2 2 0x3f8>, <0x10019 0x10019 0x78>, deny 0x10019, firmware off:
+ *             instructions never on counter 10 although counters-mask has it
  *   "lo"      dts/tests/pmu-policy-split.dts guest lo: counters-mask 0x7d (0, 2..6),
  *             no table, firmware on
  *   "hi"      dts/tests/pmu-policy-split.dts guest hi: counters-mask 0x7ff80 (7..18),
- *             firmware off; lo and hi share one hart and both count exactly.
+ *             table of two ranges <1 2 0x7ff80>, <0x1001b 0x10021 0x600>, firmware
+ *             off; lo and hi share one hart and both count exactly.
  */
 #include "guest-tests/lib/gt.h"
 #include "guest-tests/lib/pmu.h"
@@ -153,8 +155,8 @@ static void mode_policy(void)
 
 	allowed = 0x7f8;
 	check_layout(false);
-	/* instructions: table <2 2 0x7f8> & mask 0x7f8; never counter 2 */
-	check_fill("instret", EV_INSTRUCTIONS, 0x7f8);
+	/* instructions: table <2 2 0x3f8> & mask 0x7f8; never counter 2 nor 10 */
+	check_fill("instret", EV_INSTRUCTIONS, 0x3f8);
 	/* cycles: not in the table */
 	GT_CHECK_EQ("cycles-not-in-table", gt_pmu_cfg_idx(0, allowed, 0, EV_CYCLES),
 		    SBI_ERR_NOT_SUPPORTED);
@@ -183,14 +185,19 @@ static void mode_policy(void)
 	GT_CHECK_EQ("fw-read-fw-index-invalid", gt_pmu_fw_read(HOST_HW).error,
 		    SBI_ERR_INVALID_PARAM);
 	/* SKIP_MATCH picks exactly the named counter, inside the policy only */
+	r = gt_pmu_cfg_idx(9, 1, SBI_PMU_CFG_FLAG_SKIP_MATCH | CLEAR, EV_INSTRUCTIONS);
+	GT_CHECK_EQ("skip-match-allowed-counter", r, 9);
+	if (r == 9)
+		gt_pmu_release(9);
+	/* counter 10: inside counters-mask, outside instructions' bitmap */
 	r = gt_pmu_cfg_idx(10, 1, SBI_PMU_CFG_FLAG_SKIP_MATCH | CLEAR, EV_INSTRUCTIONS);
-	GT_CHECK_EQ("skip-match-allowed-counter", r, 10);
+	GT_CHECK_EQ("skip-match-outside-event-bitmap", r, SBI_ERR_NOT_SUPPORTED);
 	if (r == 10)
 		gt_pmu_release(10);
 	GT_CHECK_EQ("skip-match-counter-11-invalid",
 		    gt_pmu_cfg_idx(11, 1, SBI_PMU_CFG_FLAG_SKIP_MATCH, EV_INSTRUCTIONS),
 		    SBI_ERR_INVALID_PARAM);
-	check_exact("instret", EV_INSTRUCTIONS, 0x7f8, 3000000);
+	check_exact("instret", EV_INSTRUCTIONS, 0x3f8, 3000000);
 	check_event_info(ev, sup, 5);
 }
 
@@ -217,6 +224,11 @@ static void mode_split(bool lo)
 		if (f == HOST_HW)
 			gt_pmu_release(HOST_HW);
 	} else {
+		/* both ends of the rule <0x1001b 0x10021 0x600>, on its counters only */
+		check_fill("range-first-dtlb-write", EV_DTLB_WR, 0x600);
+		check_fill("range-last-itlb", EV_ITLB, 0x600);
+		GT_CHECK_EQ("range-outside-not-in-table", gt_pmu_cfg_idx(0, allowed, 0, EV_DTLB_RD),
+			    SBI_ERR_NOT_SUPPORTED);
 		GT_CHECK_EQ("fw-event-no-fw-counters",
 			    gt_pmu_cfg_idx(0, allowed, 0, GT_PMU_EV_FW(SBI_PMU_FW_SET_TIMER)),
 			    SBI_ERR_NOT_SUPPORTED);
