@@ -48,6 +48,8 @@ void lcofi_before_timer(void)
 
 	if (!GT_CHECK_CTR("lcofi-before-timer-configure", idx, 3))
 		return;
+	gt_printf("pmu-overflow: lcofi-before-timer: timer through %s\n",
+		  sstc ? "stimecmp (Sstc)" : "SBI SET_TIMER");
 	gt_irq_register(IRQ_S_TIMER, timer_handler);
 	csr_set(sie, SIE_STIE);
 	reset_stats();
