@@ -134,6 +134,8 @@ static void test_cfg_guest_vsinh_vuinh_minh_ignored(void **state)
 
 static void test_cfg_skip_match(void **state)
 {
+	unsigned int n_config;
+
 	(void)state;
 	/* Linux legacy mode: instructions on counter 2, cycles on 0 */
 	assert_int_equal(CFG(2, 1, SBI_PMU_CFG_FLAG_SKIP_MATCH, EV_INSTR, 0).value, 2);
@@ -148,9 +150,12 @@ static void test_cfg_skip_match(void **state)
 	assert_int_equal(CFG(12, 1, SBI_PMU_CFG_FLAG_SKIP_MATCH, EV_INSTR, 0).error,
 			 SBI_ERR_NOT_SUPPORTED);
 	assert_true(fake.c[12].running);
-	/* wrong kind of counter */
+	/* wrong kind of counter: refused before the host is asked (it would refuse too) */
+	n_config = fake.n_config;
 	assert_int_equal(CFG(3, 1, SBI_PMU_CFG_FLAG_SKIP_MATCH, EV_FW(5), 0).error,
 			 SBI_ERR_NOT_SUPPORTED);
+	assert_int_equal(fake.n_config, n_config);
+	assert_false(fake.c[3].configured);
 	assert_int_equal(CFG(FW0, 1, SBI_PMU_CFG_FLAG_SKIP_MATCH, EV_INSTR, 0).error,
 			 SBI_ERR_NOT_SUPPORTED);
 	assert_int_equal(CFG(FW0, 1, SBI_PMU_CFG_FLAG_SKIP_MATCH, EV_FW(5), 0).value, FW0);
