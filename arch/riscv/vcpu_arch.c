@@ -165,6 +165,7 @@ void vcpu_arch_put(struct vcpu_arch *a)
 
 void vcpu_arch_sync_timer(struct vcpu_arch *a)
 {
+	a->vsie = csr_read(CSR_VSIE);
 	if (riscv_has(RISCV_EXT_SSTC))
 		a->vstimecmp = csr_read(CSR_VSTIMECMP);
 }

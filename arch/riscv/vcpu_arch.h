@@ -53,9 +53,23 @@ static inline uint64_t vcpu_arch_timer_deadline(const struct vcpu_arch *a)
 }
 
 /*
- * The loaded vCPU's timer into the copy vcpu_arch_timer_deadline reads, for a
- * vCPU that stays loaded without running (Sstc: the guest writes vstimecmp
- * directly, and the copy is what its last put saved)
+ * When the vCPU's own timer can end its wait (WFI, HSM suspend): its
+ * deadline while the guest enables the timer interrupt (vsie.STIE, bit 5 of
+ * the guest's view), else UINT64_MAX: a disabled timer, in the past, wakes
+ * nothing. Of a vCPU not loaded, or synced (vcpu_arch_sync_timer).
+ */
+static inline uint64_t vcpu_arch_wake_deadline(const struct vcpu_arch *a)
+{
+	if (!(a->vsie & (1UL << 5)))
+		return UINT64_MAX;
+	return vcpu_arch_timer_deadline(a);
+}
+
+/*
+ * The loaded vCPU's timer and its enable into the copies
+ * vcpu_arch_wake_deadline reads, for a vCPU that stays loaded without running
+ * (Sstc: the guest writes vstimecmp directly, and the copy is what its last
+ * put saved)
  */
 void vcpu_arch_sync_timer(struct vcpu_arch *a);
 
@@ -132,12 +146,6 @@ static inline unsigned long vcpu_arch_trapped_insn(const struct vcpu_ctx *c, boo
 }
 /* A VS interrupt is pending and enabled, per the vCPU's saved state (on its file's hart) */
 bool vcpu_arch_irq_pending(struct vcpu_arch *a, unsigned long now);
-/*
- * When the vCPU's own timer can end its wait (WFI, HSM suspend): its
- * deadline while the guest enables the timer interrupt (vsie.STIE), else
- * UINT64_MAX: a disabled timer, in the past, wakes nothing
- */
-uint64_t vcpu_arch_wake_deadline(const struct vcpu_arch *a);
 
 /*
  * Whether the guest's WFI may halt its hart in VS-mode: a vCPU with a guest

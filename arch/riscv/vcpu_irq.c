@@ -83,15 +83,6 @@ bool vcpu_arch_irq_pending(struct vcpu_arch *a, unsigned long now)
 	return (hvip & enabled) != 0;
 }
 
-uint64_t vcpu_arch_wake_deadline(const struct vcpu_arch *a)
-{
-	unsigned long vsie = loaded(a) ? csr_read(CSR_VSIE) : a->vsie;
-
-	if (!(vsie & BIT(IRQ_S_TIMER))) /* the guest's view: STIE enables its timer */
-		return UINT64_MAX;
-	return vcpu_arch_timer_deadline(a);
-}
-
 void vcpu_arch_clear_irq(struct vcpu_arch *a, unsigned long bits)
 {
 	if (loaded(a))
