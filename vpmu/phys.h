@@ -137,7 +137,7 @@ int vpmu_phys_event_filtered(unsigned int idx, unsigned long event_idx);
 unsigned long vpmu_phys_counts_per_tick(void);
 /*
  * Does the platform count an event on one counter per hart only (a second
- * counter configured with it reads 0, QEMU quirk event-map), with the layer keeping
+ * counter configured with it reads 0, QEMU quirk `event-map`), with the layer keeping
  * that map? Probed with counters a and b. Then vpmu_phys_event_counter
  * says which counter counts an event.
  */

@@ -139,7 +139,7 @@ uint64_t phys_read_csr(unsigned int idx)
 }
 
 /*
- * The guest's value: what the CSR holds, less the bias of QEMU quirk bias. A
+ * The guest's value: what the CSR holds, less the bias (QEMU quirk `bias`). A
  * hart biases only its own counters and sees its own writes of
  * qemu_ever_biased, so plain loads do.
  */

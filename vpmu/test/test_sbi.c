@@ -77,7 +77,7 @@ static void test_get_info_true_width(void **state)
 	vpmu_global_init();
 	assert_int_equal(SBI_PMU_CTR_INFO_WIDTH(INFO(3).value), 47);
 	assert_int_equal(SBI_PMU_CTR_INFO_WIDTH(INFO(0).value), 63);
-	/* no programmable counter is 64 bits wide: none is biased (QEMU quirk bias) */
+	/* no programmable counter is 64 bits wide: none is biased (QEMU quirk `bias`) */
 	assert_int_equal(fake.wide, 0);
 }
 
