@@ -16,6 +16,7 @@ import concurrent.futures
 import os
 import re
 import shlex
+import shutil
 import socket
 import subprocess
 import tempfile
@@ -294,12 +295,8 @@ def run_process(cmd, timeout, log_path=None, echo=None, stop_re=None, elf=None, 
             log.write(f"*** {why}: killed" + ("; harts:\n" if mon else "\n") +
                       "".join(f"***   {h}\n" for h in res.harts))
         log.close()
-    if mon:
-        try:
-            os.unlink(mon)
-            os.rmdir(os.path.dirname(mon))
-        except OSError:
-            pass
+    if mon:  # QEMU may have removed its socket already: the folder goes either way
+        shutil.rmtree(os.path.dirname(mon), ignore_errors=True)
     return res
 
 
