@@ -373,9 +373,9 @@ static bool escape;
 /* Say where console input goes now, on a line of its own */
 static void input_moved_locked(void)
 {
-	static const char msg[] = "\r\npmuvisor: console input -> guest ";
+	static const char msg[] = "pmuvisor: console input -> guest ";
 
-	end_line_locked();
+	end_line_locked(); /* a guest's open line ends first: no blank line before */
 	puts_locked(msg, sizeof(msg) - 1);
 	puts_locked(vms[input_vm]->name, strlen(vms[input_vm]->name));
 	puts_locked("\r\n", 2);

@@ -438,6 +438,7 @@ static void test_input_focus_through_reboot(void **state)
 	input = "y";
 	assert_int_equal(console_getc(&beta), 'y');
 	assert_non_null(strstr(out, "pmuvisor: console input -> guest beta\r\n"));
+	assert_int_equal(strncmp(out, "pmuvisor:", 9), 0); /* no blank line before it */
 	alpha.state = VM_RUNNING;
 	input = "\x1d"
 		"1"; /* the focus back to alpha, for the tests after this one */
