@@ -49,16 +49,8 @@
  *    mode (icount deltas are global). Detected by a boot probe
  *    (vpmu_phys_other_harts_charged); the workaround is the core's exclusive
  *    counting (core/excl.c): this switch only lets it be turned off.
- * QEMU_TLB_OVERFLOW. QEMU counts the TLB events (DTLB read and write miss,
- *    ITLB miss) one by one in its TLB fill (riscv_pmu_incr_ctr), and a wrap
- *    there raises LCOFIP unless the counter's OF bit is set; under -icount
- *    an interrupt raised outside an I/O instruction aborts QEMU ("Raised
- *    interrupt while not in I/O function"): one guest's perf record of
- *    dTLB-load-misses would kill the machine. So under -icount (the boot
- *    probe counts instructions exactly) a counter configured for a TLB
- *    event runs with its OF bit set (the backend's start_held); QEMU then
- *    raises nothing, and the logic finds the wrap by the counter's value
- *    (its deadline and scans) and delivers the guest's LCOFI itself.
+ * QEMU_TLB_OVERFLOW. A TLB-event overflow under -icount aborts QEMU: its
+ *    workaround starts such counters with their OF bit held (qemu_tlb.c).
  * QEMU_NEAR_TOP. A counter that counts only guest modes and stands one
  *    count below its top while its hart is in HS-mode does not advance, and
  *    at each expiry of its overflow timer (pmu_timer_trigger_irq) QEMU
@@ -74,13 +66,14 @@
 #include "arch/riscv/cpu.h"
 #include "vpmu/bits.h"
 #include "vpmu/phys/qemu.h"
+#include "vpmu/phys/qemu_internal.h"
 #include "vpmu/vpmu_host.h"
 
 unsigned int qemu_quirks;
 uint32_t qemu_ever_biased;
 
 /* The backend's own operations, which the workarounds call */
-static struct phys_ops raw;
+struct phys_ops qemu_raw;
 /* bias: the 64-bit programmable counters; 0 while bias is off, so that nothing is ever biased */
 static uint32_t wide;
 /* stale-deadline: the far marks a hart starts with (firmware and probes started all far) */
@@ -89,11 +82,6 @@ static uint32_t far_all;
 static uint32_t tlb_all;
 /* near-top: QEMU and -icount, the workaround on */
 static bool harts_may_starve;
-
-static inline struct qemu_hart *qemu_this_hart(void)
-{
-	return &phys_this_hart()->qemu;
-}
 
 /* ------------------------------------------------------------------ stale-deadline */
 
@@ -131,16 +119,16 @@ static inline bool stale_deadline(struct qemu_hart *q, unsigned int idx, uint64_
 /* Run idx near its top for a moment and stop it again: the stale deadline expires meanwhile */
 static void consume_stale_deadline(unsigned int idx)
 {
-	raw.start(idx, -(uint64_t)CONSUME_COUNTS);
+	qemu_raw.start(idx, -(uint64_t)CONSUME_COUNTS);
 	cpu_spin(2UL * CONSUME_COUNTS);
-	raw.stop(idx);
+	qemu_raw.stop(idx);
 }
 
 /* A start that must consume a stale deadline first: once per counter and sampling run */
 static __cold long start_consuming(unsigned int idx, uint64_t value)
 {
 	consume_stale_deadline(idx);
-	return raw.start(idx, value);
+	return qemu_raw.start(idx, value);
 }
 
 /* ------------------------------------------------------------------ event-map */
@@ -282,39 +270,6 @@ bool vpmu_phys_harts_may_starve(void)
 	return harts_may_starve;
 }
 
-static long qemu_release(unsigned int idx);
-
-/*
- * The SBI backend's held start only keeps an OF bit that is set, and one
- * plain start (far from the top: perf stat) cleared it; a later
- * configuration of the same event may have taken the counter over without
- * the host (Linux's add after its del, or another vCPU's). The host's
- * configuration sets it again.
- */
-static __cold long tlb_config_again(struct qemu_hart *q, unsigned int idx)
-{
-	struct sbi_ret r;
-
-	qemu_release(idx);
-	r = qemu_config(idx, q->tlb_flags[idx], q->tlb_ev[idx], 0);
-	if (r.error == SBI_SUCCESS && r.value != idx)
-		return SBI_ERR_FAILED;
-	return r.error;
-}
-
-/* It runs near its top now: no far mark (a masked start then holds its OF bit again) */
-static __cold long start_tlb(struct qemu_hart *q, unsigned int idx, uint64_t value)
-{
-	q->far &= ~(1U << idx);
-	if (raw.keeps_of && !((vpmu_phys_overflowed() >> idx) & 1)) {
-		long err = tlb_config_again(q, idx);
-
-		if (err != SBI_SUCCESS)
-			return err;
-	}
-	return raw.start_held(idx, value);
-}
-
 /* ------------------------------------------------------ the wrapped operations */
 
 /*
@@ -334,7 +289,7 @@ static __cold long start_biased(struct qemu_hart *q, unsigned int idx, uint64_t 
 	note_start(q, idx, value, bias);
 	if (stale_deadline(q, idx, value + bias))
 		return start_consuming(idx, value + bias);
-	return raw.start(idx, value + bias);
+	return qemu_raw.start(idx, value + bias);
 }
 
 static long qemu_start(unsigned int idx, uint64_t value)
@@ -351,13 +306,13 @@ static long qemu_start(unsigned int idx, uint64_t value)
 		 */
 		if (unlikely((qemu_ever_biased | q->tlb) & bit)) {
 			if ((q->tlb & bit) && !far_from_top(value))
-				return start_tlb(q, idx, value);
+				return qemu_start_tlb(q, idx, value);
 			if (qemu_ever_biased & bit)
 				return start_biased(q, idx, value);
 		}
 		if (unlikely(stale_deadline(q, idx, value)))
 			return start_consuming(idx, value);
-		return raw.start(idx, value);
+		return qemu_raw.start(idx, value);
 	}
 	if (((q->bias63 | q->bias62) & bit) || needs_bias(q, idx, value))
 		return start_biased(q, idx, value);
@@ -365,7 +320,7 @@ static long qemu_start(unsigned int idx, uint64_t value)
 	q->low = (q->low & ~bit) | (bit & wide);
 	if (idx >= PHYS_FIRST_PROG)
 		q->far |= bit & far_all;
-	return raw.start(idx, value);
+	return qemu_raw.start(idx, value);
 }
 
 /*
@@ -411,7 +366,7 @@ static long qemu_start_mask(uint32_t mask)
 		if (!far_from_top(phys_read_csr(i)))
 			alone |= 1U << i;
 	if (mask & ~alone)
-		err = raw.start_mask(mask & ~alone);
+		err = qemu_raw.start_mask(mask & ~alone);
 	while (alone && err == SBI_SUCCESS) {
 		i = lowest_bit(alone);
 		alone &= alone - 1;
@@ -475,7 +430,7 @@ static void qemu_start_values(uint32_t mask, const uint64_t *values, size_t stri
 	held_ones = mask & q->tlb & ~far; /* TLB events near their tops */
 	alone &= ~held_ones;
 	if (mask & ~alone & ~held_ones)
-		raw.start_values(mask & ~alone & ~held_ones, w, 1);
+		qemu_raw.start_values(mask & ~alone & ~held_ones, w, 1);
 	q->far &= ~alone; /* what stale_deadline does for each of them */
 	while (alone) {
 		i = lowest_bit(alone);
@@ -485,7 +440,7 @@ static void qemu_start_values(uint32_t mask, const uint64_t *values, size_t stri
 	while (held_ones) {
 		i = lowest_bit(held_ones);
 		held_ones &= held_ones - 1;
-		start_tlb(q, i, w[i]);
+		qemu_start_tlb(q, i, w[i]);
 	}
 }
 
@@ -493,19 +448,19 @@ static void qemu_start_values(uint32_t mask, const uint64_t *values, size_t stri
  * event-map: whether the release drops QEMU's mapping (M-mode writes mhpmevent 0)
  * or keeps it; bias: a released counter no longer runs low.
  */
-static long qemu_release(unsigned int idx)
+long qemu_release(unsigned int idx)
 {
 	struct qemu_hart *q = qemu_this_hart();
 	uint32_t bit = 1U << idx;
 
 	q->low &= ~bit;
 	if (idx >= PHYS_FIRST_PROG && (qemu_quirks & QEMU_EVENT_MAP)) {
-		if (raw.release_host)
+		if (qemu_raw.release_host)
 			q->released |= bit;
 		else
 			q->ev[idx] = 0;
 	}
-	return raw.release(idx);
+	return qemu_raw.release(idx);
 }
 
 /* Configuration, event-map's map kept: whatever would change it goes through the host */
@@ -516,22 +471,22 @@ struct sbi_ret qemu_config(unsigned int idx, unsigned long flags, unsigned long 
 	struct sbi_ret r;
 	int h;
 
-	if (raw.config_direct && (!map || map_unchanged(q, idx, ev)) &&
-	    raw.config_direct(idx, flags, ev, data)) {
+	if (qemu_raw.config_direct && (!map || map_unchanged(q, idx, ev)) &&
+	    qemu_raw.config_direct(idx, flags, ev, data)) {
 		q->released &= ~(1U << idx);
 		note_event(q, idx, ev, flags);
 		return (struct sbi_ret){SBI_SUCCESS, idx};
 	}
-	if (map && raw.release_host) {
+	if (map && qemu_raw.release_host) {
 		/* the host releases idx first; and a holder we released keeps ev until it is reset */
 		q->ev[idx] = 0;
 		h = qemu_holder_of(q, ev);
 		if (h >= 0 && ((q->released >> h) & 1)) {
-			raw.release_host((unsigned int)h);
+			qemu_raw.release_host((unsigned int)h);
 			q->ev[h] = 0;
 		}
 	}
-	r = raw.config_host(idx, flags, ev, data);
+	r = qemu_raw.config_host(idx, flags, ev, data);
 	if (r.error != SBI_SUCCESS || r.value >= PHYS_MAX_HW)
 		return r;
 	note_event(q, (unsigned int)r.value, ev, flags);
@@ -607,7 +562,7 @@ void qemu_quirks_init(struct phys_ops *ops)
 	hv_printf("%s\n", qemu_quirks ? "" : " none");
 	if (!(qemu_quirks & (QEMU_STALE_DEADLINE | QEMU_EVENT_MAP | QEMU_BIAS | QEMU_TLB_OVERFLOW)))
 		return;
-	raw = *ops;
+	qemu_raw = *ops;
 	ops->start = qemu_start;
 	ops->start_mask = qemu_start_mask;
 	if (ops->start_values)

@@ -4,7 +4,7 @@
  * fake backend that records what it is asked to do and fake counter CSRs:
  * the bias arithmetic (bias), the far marks and consuming starts (stale-deadline),
  * masked starts and starts with values, the event map (event-map), and the boot
- * switch (pmu-quirks=). qemu.c is included whole, so its statics are here.
+ * switch (pmu-quirks=). qemu.c and qemu_tlb.c are included whole, so their statics are here.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "vpmu/phys/qemu.c"
+#include "vpmu/phys/qemu_tlb.c"
 
 /* ---- the fake hart and backend ---- */
 

@@ -25,9 +25,9 @@ $(BUILD)/unit/vpmu_fuzz: vpmu/test/fuzz_vpmu.c $(VPMU_TEST_DEPS)
 		$(VPMU_TEST_INC) \
 		vpmu/test/fuzz_vpmu.c $(VPMU_TEST_LOGIC) -o $@
 
-# The QEMU quirks' workarounds (vpmu/phys/qemu.c, included whole) against a fake backend;
+# The QEMU quirks' workarounds (vpmu/phys/qemu.c and qemu_tlb.c, included whole) against a fake backend;
 # core/test/stubs gives the host arch/riscv/cpu.h
-$(BUILD)/unit/vpmu_qemu_test: vpmu/test/test_qemu.c vpmu/phys/qemu.c $(VPMU_TEST_DEPS)
+$(BUILD)/unit/vpmu_qemu_test: vpmu/test/test_qemu.c vpmu/phys/qemu.c vpmu/phys/qemu_tlb.c $(VPMU_TEST_DEPS)
 	@mkdir -p $(dir $@)
 	$(VPMU_TEST_CC) -Wall -Wextra -Werror -O1 -g -fno-omit-frame-pointer $(HOST_SANITIZE) \
 		-Ivpmu/test/stubs -Icore/test/stubs -I. vpmu/test/test_qemu.c -lcmocka -o $@
