@@ -18,9 +18,9 @@
  * is written goes into a transmit ring (tx), and each console operation
  * moves at most TX_DRAIN_MAX bytes of it to the UART, as long as the UART
  * takes them without waiting. A UART that does not (QEMU's, while whoever
- * reads its output is slow; a real one at its baud rate) made one guest's
- * write hold the lock, with interrupts off, until it did: a neighbour with
- * a 250 ms watchdog on the same hart was stopped (issue 28, item 2). A
+ * reads its output is slow; a real one at its baud rate) would make one
+ * guest's write hold the lock, with interrupts off, until it did, longer
+ * than a neighbour's 250 ms watchdog on the same hart allows. A
  * guest's bytes are taken only while its buffer has room (console_guest_write
  * says how many), and leave the buffer only while the ring keeps
  * TX_HV_RESERVE free for the hypervisor's own messages, which alone may wait

@@ -102,7 +102,7 @@ static void arm_before(struct hart *h, uint64_t t)
  * often as it likes within its turn: a vCPU that stops counting gives the
  * token back (the others run meanwhile) but not its turn, so a guest that
  * stops just before the turn ends and starts again at once gets no fresh
- * turn (it did, and starved the other harts: issue 28). When a turn is
+ * turn (or it could keep the token and starve the other harts). When a turn is
  * over, the next goes to the next hart in hart order after its hart that
  * has work: one that waits (parked with a live vCPU, or waiting for a turn),
  * or, for the slice after the turn, one that runs a vCPU; to the asker if

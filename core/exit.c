@@ -98,8 +98,7 @@ bool exit_insn_from_memory;
  * instruction page fault for both stages (raise_mmu_exception looks at V,
  * which is 0 in the hypervisor), with htval set for the second.
  */
-static __attribute__((noinline, cold)) void insn_unreadable(struct vcpu *v,
-							    const struct vcpu_fetch_fault *f)
+static __attribute__((cold)) void insn_unreadable(struct vcpu *v, const struct vcpu_fetch_fault *f)
 {
 	struct vcpu_ctx *c = vcpu_ctx(v);
 	bool page = f->cause == CAUSE_LOAD_PAGE_FAULT || f->cause == CAUSE_FETCH_PAGE_FAULT;

@@ -14,26 +14,6 @@
 #include "vpmu/vpmu_sbi.h"
 
 /*
- * Any other SBI call: one turn of sched_enter_guest's loop, as
- * sched_fast_return allows. Not inlined: the lane jumps here before it
- * builds its own frame, which stays as small as the PMU call needs.
- */
-static __attribute__((noinline)) struct vcpu_ctx *sched_sbi_ecall(struct vcpu_ctx *c)
-{
-	struct vcpu *v = container_of(c, struct vcpu, arch.ctx);
-	struct hart *h = this_hart();
-
-	sched_after_exit(h, v);
-	vcpu_handle_ecall(v);
-	if (!sched_fast_return(h, v, &h->seen)) {
-		h->exit_handled = true;
-		return NULL;
-	}
-	sched_before_entry(h, v);
-	return c;
-}
-
-/*
  * After a PMU call or overflow, under exclusive counting or after a
  * restart: may the guest resume at once? Not after a restart. A vCPU that
  * stops or starts counting needs the loop unless core/excl.c finds its

@@ -38,6 +38,7 @@ void sbi_init(void)
 			*slot = e;
 		}
 	}
+	sbi_base_init();
 }
 
 static inline const struct sbi_ext *find_ext(unsigned long eid)

@@ -34,8 +34,10 @@ struct sbi_ext {
 	long (*probe)(struct vcpu *vcpu);
 };
 
-/* At boot, before any guest: the index sbi_find_ext and dispatch use */
+/* At boot, before any guest: the index sbi_find_ext and dispatch use, and sbi_base_init */
 void sbi_init(void);
+/* At boot (sbi_init): the host's machine IDs, which BASE gives every guest */
+void sbi_base_init(void);
 /* Look up the extension for eid, NULL if none */
 const struct sbi_ext *sbi_find_ext(unsigned long eid);
 /* BASE probe_extension: 0 if eid is not offered to this vCPU, else its probe's value (1) */

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* SBI BASE extension */
+#include "core/lib.h"
 #include "core/sbi.h"
 #include "arch/riscv/sbi_call.h"
 
@@ -7,12 +8,20 @@
 #define PMUVISOR_SBI_IMPL_ID	  0x706d7576UL
 #define PMUVISOR_SBI_IMPL_VERSION 0x00000100UL /* 0.1 */
 
-/* The guest runs on the real harts: report their identity */
-static __attribute__((noinline)) struct sbi_ret base_host_id(unsigned long fid)
-{
-	struct sbi_ret r = sbi_ecall(SBI_EXT_BASE, fid, 0, 0, 0, 0, 0, 0);
+/*
+ * The guest runs on the real harts: it reads their mvendorid, marchid and
+ * mimpid, which the host SBI gives once at boot (a host error reads as 0)
+ */
+static unsigned long host_ids[3];
 
-	return r.error ? (struct sbi_ret){0, 0} : r;
+void sbi_base_init(void)
+{
+	for (unsigned long i = 0; i < ARRAY_SIZE(host_ids); i++) {
+		struct sbi_ret r =
+			sbi_ecall(SBI_EXT_BASE, SBI_EXT_BASE_GET_MVENDORID + i, 0, 0, 0, 0, 0, 0);
+
+		host_ids[i] = r.error ? 0 : r.value;
+	}
 }
 
 /*
@@ -35,7 +44,7 @@ static struct sbi_ret base_handler(struct vcpu *vcpu, unsigned long eid, unsigne
 	case SBI_EXT_BASE_GET_MVENDORID:
 	case SBI_EXT_BASE_GET_MARCHID:
 	case SBI_EXT_BASE_GET_MIMPID:
-		return base_host_id(fid);
+		return (struct sbi_ret){0, host_ids[fid - SBI_EXT_BASE_GET_MVENDORID]};
 	default:
 		return (struct sbi_ret){SBI_ERR_NOT_SUPPORTED, 0};
 	}

@@ -8,9 +8,9 @@
 /*
  * The most one console_write or console_read call moves. Both may do part of
  * the work and say how much (the spec; Linux's hvc driver loops on it, its
- * buffer is 256 bytes too): one call of 262,144 bytes held the hart and the
- * console lock, with interrupts off, for 0.7 s, and a guest with a 250 ms
- * watchdog on the same hart was stopped (issue 28, item 2). The console
+ * buffer is 256 bytes too): one call of 262,144 bytes would hold the hart
+ * and the console lock, with interrupts off, for 0.7 s, longer than a
+ * neighbour's 250 ms watchdog on the same hart allows. The console
  * takes only what its buffers have room for, never waiting for the UART
  * (core/console.c). A call that could take nothing is made again until it
  * takes something (SBI_RET_RESTART: the hart's other vCPUs run in

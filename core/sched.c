@@ -6,6 +6,7 @@
  */
 #include "arch/riscv/cpu.h"
 #include "arch/riscv/csr.h"
+#include "core/ecall.h"
 #include "core/excl.h"
 #include "core/hart.h"
 #include "core/hostdt.h"
@@ -355,8 +356,9 @@ static void sched_arm_timer(struct hart *h)
 		/*
 		 * A guest spinning with interrupts off must not keep the hart, and
 		 * one whose harts all stopped must still be found silent: on a hart
-		 * with nothing else to wake it (no Sscofpmf: no vPMU deadline) it
-		 * used to sleep for good (model-nosscof-hostile, guest hartstop).
+		 * with nothing else to wake it (no Sscofpmf: no vPMU deadline) the
+		 * hart would otherwise sleep for good (model-nosscof-hostile, guest
+		 * hartstop).
 		 */
 		if (v->state != VCPU_DEAD && vm->watchdog_ticks && vm->state == VM_RUNNING) {
 			uint64_t silent = vm->last_sbi + vm->watchdog_ticks + 1;
@@ -479,6 +481,25 @@ static void sched_enter_guest(struct hart *h, struct vcpu *v)
 		sched_after_exit(h, v);
 		vcpu_handle_exit(v);
 	} while (sched_fast_return(h, v, seen));
+}
+
+/*
+ * Any SBI call but a PMU one, from the trap vector's short way (core/lane.c):
+ * one turn of sched_enter_guest's loop, as sched_fast_return allows.
+ */
+struct vcpu_ctx *sched_sbi_ecall(struct vcpu_ctx *c)
+{
+	struct vcpu *v = container_of(c, struct vcpu, arch.ctx);
+	struct hart *h = this_hart();
+
+	sched_after_exit(h, v);
+	vcpu_handle_ecall(v);
+	if (!sched_fast_return(h, v, &h->seen)) {
+		h->exit_handled = true;
+		return NULL;
+	}
+	sched_before_entry(h, v);
+	return c;
 }
 
 void sched_run(struct hart *h)

@@ -113,5 +113,10 @@ static inline void sched_settle(struct hart *h)
 }
 /* An idle hart, woken: the vPMU's boot probe may have asked it for work */
 void sched_probe_poll(void);
+/*
+ * The short way's SBI calls but PMU ones (core/lane.c): the context to resume
+ * at once, or NULL with the exit handled
+ */
+struct vcpu_ctx *sched_sbi_ecall(struct vcpu_ctx *c);
 
 #endif

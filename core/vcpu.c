@@ -50,7 +50,7 @@ void vcpu_fw_event(struct vcpu *v, unsigned int fw_event)
 /*
  * Each event's count is added at once: folded one by one, with interrupts
  * off, the events other harts posted while v was away cost one walk over
- * its firmware counters each (a guest can post millions: issue 28, item 6)
+ * its firmware counters each (a guest can post millions)
  */
 void vcpu_fold_pending_slow(struct vcpu *v)
 {

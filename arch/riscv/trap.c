@@ -24,8 +24,8 @@ static bool read_half(unsigned long va, unsigned long *half, struct vcpu_fetch_f
  * The instruction that trapped, read through the guest's translation (where
  * stval does not hold it). That read may fault although the guest fetched
  * the instruction: the guest changed its page table without sfence.vma, or
- * another of its harts did, between its fetch and this read. It used to
- * trap in the hypervisor, and a trap there is a panic (issue 28, item 9).
+ * another of its harts did, between its fetch and this read. The fault is
+ * caught here (a trap in the hypervisor is a panic) and given back in *f.
  */
 unsigned long vcpu_arch_fetch_insn(const struct vcpu_ctx *c, struct vcpu_fetch_fault *f)
 {

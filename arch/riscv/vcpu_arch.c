@@ -155,9 +155,9 @@ void vcpu_arch_put(struct vcpu_arch *a)
 	fpu_save(a->fp);
 	a->fp_live = true;
 	/*
-	 * Its interrupts no longer end this hart's wfi: its vstimecmp stays in
+	 * Its interrupts must not end this hart's wfi: its vstimecmp stays in
 	 * the CSR, and once time passed it, an idle hart with nothing loaded
-	 * woke at once from every sleep (QEMU's wfi looks at VSTIP & hie).
+	 * would wake at once from every sleep (QEMU's wfi looks at VSTIP & hie).
 	 */
 	csr_write(CSR_VSIE, 0);
 	this_arch_hart()->loaded = NULL;

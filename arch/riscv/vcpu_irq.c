@@ -144,32 +144,29 @@ static void inject_interrupt(struct vcpu_arch *a, unsigned long irq)
 /*
  * A pending LCOFI the guest can take now (in VU-mode, or VS-mode with SIE
  * set, and sie.LCOFIE set) is taken here, by an emulated trap, never left to
- * the hardware: it
- * ranks below the timer, software and external interrupts, and here, unlike
- * natively, it often becomes pending together with one of them (a timer that
- * expired while we handled the overflow or while the vCPU was away). The
- * guest would take it late, inside that other handler, and a user-mode
- * sampler would record a kernel IP. Not takeable now: the software path
- * keeps it pending and the scheduler re-checks soon (every 10 us: a guest's
- * write of sie or sstatus does not trap); the hvip path leaves it to the
- * hardware, as natively, for when the guest enables interrupts.
+ * the hardware: it ranks below the timer, software and external interrupts,
+ * and here, unlike natively, it often becomes pending together with one of
+ * them (a timer that expired while we handled the overflow or while the
+ * vCPU was away). The guest would take it late, inside that other handler,
+ * and a user-mode sampler would record a kernel IP. Not takeable now: the
+ * software path keeps it pending and the scheduler re-checks soon (every
+ * 10 us: a guest's write of sie or sstatus does not trap); the hvip path
+ * leaves it to the hardware, as natively, for when the guest enables
+ * interrupts.
  *
- * Taken as hardware takes it (issue 28, item 8): on the hvip path hvip bit
- * 13, the guest's sip.LCOFIP, stays set in its handler until the guest
- * clears it (a handler that returns without clearing it takes it again);
- * it was cleared here, and a handler read sip.LCOFIP = 0. On the software
- * path a guest with sie.LCOFIE clear took it anyway; now it stays pending
- * until LCOFIE is set. (Its sip.LCOFIP cannot show it: no hvip bit there.)
+ * Taken as hardware takes it: on the hvip path hvip bit 13, the guest's
+ * sip.LCOFIP, stays set in its handler until the guest clears it (a handler
+ * that returns without clearing it takes it again). On the software path
+ * it stays pending until the guest sets sie.LCOFIE. (Its sip.LCOFIP cannot
+ * show it: no hvip bit there.)
  *
  * lcofi_in_hvip makes every entry come here (vcpu_arch_entry_work), so it
  * goes as soon as hvip bit 13 is found clear, whatever the guest's SIE: the
  * guest cleared sip.LCOFIP, or this function took the interrupt for it.
- * Tested only when SIE was set, it stayed for the rest of the vCPU's life of
- * a guest that makes its SBI calls with interrupts off, as Linux makes its
- * PMU calls: 33 to 38 instructions more per call (issue 30; bench.py's
- * after-overflow rows, ovf_*, show it).
+ * Otherwise a guest that makes its SBI calls with interrupts off, as Linux
+ * makes its PMU calls, would keep every later entry coming here.
  */
-__attribute__((noinline)) void vcpu_arch_deliver_lcofi(struct vcpu_arch *a)
+void vcpu_arch_deliver_lcofi(struct vcpu_arch *a)
 {
 	bool in_vu = !(a->ctx.sstatus & SSTATUS_SPP);
 

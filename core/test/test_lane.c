@@ -122,6 +122,14 @@ struct sbi_ret sbi_dispatch(struct vcpu *v, unsigned long eid, unsigned long fid
 	return not_called();
 }
 
+/* The other SBI calls' way (core/sched.c): the context it was given, counted */
+static int sbi_ecalls;
+struct vcpu_ctx *sched_sbi_ecall(struct vcpu_ctx *c)
+{
+	sbi_ecalls++;
+	return c;
+}
+
 void vcpu_fold_pending_slow(struct vcpu *v)
 {
 	(void)v;
@@ -481,10 +489,26 @@ static void test_lcofi_lane_sampled(void **state)
 	assert_int_equal(status.doing, HART_GUEST);
 }
 
+/* Any other extension goes the other SBI calls' way, with no PMU call and nothing looked at */
+static void test_other_calls_leave_the_lane(void **state)
+{
+	(void)state;
+	effect = move_deadline;
+	setup(false);
+	vcpu.arch.ctx.regs[17] = SBI_EXT_BASE;
+	sbi_ecalls = 0;
+	assert_ptr_equal(sched_guest_ecall(&vcpu.arch.ctx), &vcpu.arch.ctx);
+	assert_int_equal(sbi_ecalls, 1);
+	assert_int_equal(vcpu.vpmu.deadline, UINT64_MAX); /* the PMU stub did not run */
+	assert_int_equal(timer_armed_at, 50000);
+	assert_false(hart.exit_handled);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_nothing_watched, reset),
+		cmocka_unit_test_setup(test_other_calls_leave_the_lane, reset),
 		cmocka_unit_test_setup(test_deadline, reset),
 		cmocka_unit_test_setup(test_restart, reset),
 		cmocka_unit_test_setup(test_counting, reset),
