@@ -117,6 +117,12 @@ static __attribute__((cold)) void insn_unreadable(struct vcpu *v, const struct v
 	vm_request_stop(v->vm, VM_STOP_FAILED, why);
 }
 
+static void inject_illegal(struct vcpu *v, unsigned long insn)
+{
+	vcpu_fw_event(v, SBI_PMU_FW_ILLEGAL_INSN);
+	vcpu_arch_inject_exception(&v->arch, CAUSE_ILLEGAL_INSN, insn);
+}
+
 static void handle_virtual_insn(struct vcpu *v)
 {
 	struct vcpu_ctx *c = vcpu_ctx(v);
@@ -129,6 +135,11 @@ static void handle_virtual_insn(struct vcpu *v)
 		return;
 	}
 	if (insn == INSN_WFI) {
+		/* VU-mode's is illegal, as U-mode's is natively with S-mode there */
+		if (!(c->sstatus & SSTATUS_SPP)) {
+			inject_illegal(v, insn);
+			return;
+		}
 		c->sepc += 4;
 		/*
 		 * No resched: the scheduler looks at a vCPU that left RUNNABLE
@@ -153,8 +164,7 @@ static void handle_virtual_insn(struct vcpu *v)
 		return;
 	}
 	/* anything else a VS-mode guest may not do is, to it, an illegal instruction */
-	vcpu_fw_event(v, SBI_PMU_FW_ILLEGAL_INSN);
-	vcpu_arch_inject_exception(&v->arch, CAUSE_ILLEGAL_INSN, insn);
+	inject_illegal(v, insn);
 }
 
 static void handle_irq(struct vcpu *v, unsigned long irq)

@@ -6,9 +6,10 @@
 #include "core/vcpu.h"
 #include "core/vm.h"
 
+/* Guest RAM for at least one instruction there: a compressed one is 2 bytes */
 static bool executable_gpa(struct vm *vm, unsigned long addr)
 {
-	return vm_gpa_to_hva(vm, addr, 4) != NULL;
+	return vm_gpa_to_hva(vm, addr, 2) != NULL;
 }
 
 static struct sbi_ret hart_start(struct vcpu *vcpu, unsigned long id, unsigned long pc,

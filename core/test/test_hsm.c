@@ -94,6 +94,33 @@ static void test_start_stopped(void **state)
 	assert_int_equal(r.value, SBI_HSM_STATE_START_PENDING);
 }
 
+/*
+ * The start address must leave room for one instruction of guest RAM: a
+ * compressed one in its last two bytes will do, past its end will not
+ */
+static void test_start_address_at_ram_end(void **state)
+{
+	struct sbi_ret r;
+
+	(void)state;
+	r = hsm(&vcpus[0], SBI_EXT_HSM_HART_START, 1, RAM + RAM_SIZE, 0);
+	assert_int_equal(r.error, SBI_ERR_INVALID_ADDRESS);
+	r = hsm(&vcpus[0], SBI_EXT_HSM_HART_START, 1, RAM + RAM_SIZE - 1, 0);
+	assert_int_equal(r.error, SBI_ERR_INVALID_ADDRESS);
+	r = hsm(&vcpus[0], SBI_EXT_HSM_HART_START, 1, RAM - 2, 0);
+	assert_int_equal(r.error, SBI_ERR_INVALID_ADDRESS);
+	assert_int_equal(vcpus[1].state, VCPU_STOPPED);
+	assert_int_equal(kicks, 0);
+	r = hsm(&vcpus[0], SBI_EXT_HSM_HART_START, 1, RAM + RAM_SIZE - 2, 0);
+	assert_int_equal(r.error, SBI_SUCCESS);
+	assert_int_equal(vcpus[1].start_pc, RAM + RAM_SIZE - 2);
+	/* and a non-retentive suspend's resume address alike */
+	r = hsm(&vcpus[0], SBI_EXT_HSM_HART_SUSPEND, SBI_HSM_SUSPEND_NON_RET_DEFAULT,
+		RAM + RAM_SIZE, 0);
+	assert_int_equal(r.error, SBI_ERR_INVALID_ADDRESS);
+	assert_int_equal(vcpus[0].state, VCPU_RUNNABLE);
+}
+
 /* A start that loses changes nothing of its target, whatever the target's state */
 static void test_failed_start_changes_nothing(void **state)
 {
@@ -201,6 +228,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_start_stopped, setup),
+		cmocka_unit_test_setup(test_start_address_at_ram_end, setup),
 		cmocka_unit_test_setup(test_failed_start_changes_nothing, setup),
 		cmocka_unit_test_setup(test_suspended_sibling_keeps_opaque, setup),
 		cmocka_unit_test_setup(test_racing_starts_winner_only, setup),

@@ -37,6 +37,14 @@ static unsigned long user_spin(unsigned long arg)
 	return gt_atomic_load(&fired) == arg + 1 ? 0x600d : 0xbad;
 }
 
+/* WFI in U-mode: an illegal instruction, as natively (with S-mode), so it returns at once */
+static unsigned long user_wfi(unsigned long arg)
+{
+	(void)arg;
+	asm volatile("wfi");
+	return 0x600d;
+}
+
 void gt_main(unsigned long hartid, const void *fdt)
 {
 	uint64_t t0, t1, deadline, ms = gt_us_to_ticks(1000), sec = gt_us_to_ticks(1000000);
@@ -118,6 +126,13 @@ void gt_main(unsigned long hartid, const void *fdt)
 	GT_CHECK_EQ("user-timer-ret", gt_run_user(user_spin, n), 0x600d);
 	GT_CHECK_EQ("user-timer-fired", gt_atomic_load(&fired), n + 1);
 	GT_CHECK_EQ("user-timer-scause", fired_cause, SCAUSE_IRQ | IRQ_S_TIMER);
+
+	/* 7b: WFI in U-mode is illegal, the instruction in stval: it does not wait */
+	gt_expect_trap(EXC_ILLEGAL_INSN);
+	GT_CHECK_EQ("user-wfi-ret", gt_run_user(user_wfi, 0), 0x600d);
+	GT_CHECK_EQ("user-wfi-illegal", gt_trapped(), EXC_ILLEGAL_INSN);
+	GT_CHECK_EQ("user-wfi-stval", gt_this_hart()->trapped_stval, 0x10500073UL);
+	GT_CHECK_EQ("user-wfi-from-u", gt_this_hart()->trapped_spp, 0);
 
 	/* 8: WFI with sstatus.SIE = 0 still wakes up on a pending, enabled interrupt */
 	n = gt_atomic_load(&fired);
