@@ -193,6 +193,26 @@ static void create_guests(void)
 	profile_start();
 }
 
+/*
+ * A test's switch: vmid-bits=N in the bootargs makes every hart keep at most
+ * N VMID bits, as a hart that implements no more would (the privileged spec
+ * allows 0), so that VMs share VMIDs and the G-stage is fenced between them
+ */
+static void limit_vmid_bits(void)
+{
+	const char *p = hostdt_option_value("vmid-bits");
+	unsigned int bits = 0;
+
+	if (!p)
+		return;
+	while (*p >= '0' && *p <= '9' && bits < 14)
+		bits = bits * 10 + (unsigned int)(*p++ - '0');
+	if (bits > 14)
+		bits = 14;
+	vcpu_arch_limit_vmid_bits(bits);
+	hv_printf("pmuvisor: harts keep at most %u VMID bit(s) (vmid-bits=)\n", bits);
+}
+
 static void hart_start(struct hart *h)
 {
 	cpu_set_tp(h);
@@ -249,6 +269,7 @@ void hv_main(unsigned long hartid, const void *fdt)
 	vpmu_global_init();
 	sbi_init();
 	ipi_init();
+	limit_vmid_bits();
 	vcpu_arch_hart_init();
 	ipi_arch_hart_init(hartid);
 	banner_guests();

@@ -39,6 +39,12 @@ static inline void hfence_vvma_all(void)
 	asm volatile(".word 0x22000073" ::: "memory");
 }
 
+/* Drop every G-stage and combined translation of this hart, all VMIDs (hfence.gvma x0, x0) */
+static inline void hfence_gvma_all(void)
+{
+	asm volatile(".word 0x62000073" ::: "memory");
+}
+
 /* What a remote fence for guests does on this hart: every VS-stage translation, and fence.i */
 static inline void hart_fence_guests(void)
 {

@@ -90,6 +90,7 @@
 
 #define HGATP_MODE_SV39X4 (8UL << 60)
 #define HGATP_VMID_SHIFT  44
+#define HGATP_VMID_MASK	  (0x3fffUL << HGATP_VMID_SHIFT)
 
 #define CAUSE_IRQ_FLAG		     (1UL << 63)
 #define CAUSE_MISALIGNED_FETCH	     0

@@ -17,6 +17,40 @@ void fpu_save(unsigned long *area);
 void fpu_restore(unsigned long *area);
 
 static unsigned long hstatus_base;
+static unsigned int vmid_bits_max = 14;
+/*
+ * hgatp values from this one up name a VMID above those some hart keeps
+ * (the fewest any hart's probe found): those VMs share VMID 0 (share_vmid0).
+ * Every hart has probed before the first VM is created.
+ */
+static unsigned long hgatp_vmid_limit = ~0UL;
+
+void vcpu_arch_limit_vmid_bits(unsigned int bits)
+{
+	vmid_bits_max = bits;
+}
+
+/*
+ * VMIDLEN, which the privileged spec lets be anything down to 0: the VMID
+ * bits that keep the ones written to them (in a G-stage mode: with Bare,
+ * hgatp's other fields must be 0). Nothing runs in V=1 meanwhile.
+ */
+static void probe_vmid_bits(void)
+{
+	unsigned long vmids, limit, was;
+
+	csr_write(CSR_HGATP, HGATP_MODE_SV39X4 | HGATP_VMID_MASK);
+	vmids = (csr_read(CSR_HGATP) & HGATP_VMID_MASK) >> HGATP_VMID_SHIFT;
+	csr_write(CSR_HGATP, 0);
+	hfence_gvma_all();
+	if (vmid_bits_max < 14)
+		vmids &= (1UL << vmid_bits_max) - 1;
+	limit = HGATP_MODE_SV39X4 | ((vmids + 1) << HGATP_VMID_SHIFT);
+	was = __atomic_load_n(&hgatp_vmid_limit, __ATOMIC_RELAXED);
+	while (limit < was && !__atomic_compare_exchange_n(&hgatp_vmid_limit, &was, limit, false,
+							   __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
 
 void vcpu_arch_hart_init(void)
 {
@@ -77,6 +111,23 @@ void vcpu_arch_hart_init(void)
 	/* keep VSXL and friends as the hart reset them */
 	hstatus_base = csr_read(CSR_HSTATUS) & ~(HSTATUS_SPV | HSTATUS_SPVP | HSTATUS_GVA |
 						 HSTATUS_VTW | HSTATUS_VTSR | HSTATUS_VTVM);
+	probe_vmid_bits();
+}
+
+/*
+ * A VM whose VMID some hart does not keep runs with VMID 0, which no VM has
+ * of its own (vm_arch_init is given 1 on), beside the other such VMs: the
+ * hart's G-stage TLB may hold another one's translations, unless hgatp
+ * still holds this one's (the hart's last VM, or a vCPU of it, runs again)
+ */
+static __attribute__((cold)) unsigned long share_vmid0(unsigned long hgatp)
+{
+	hgatp &= ~HGATP_VMID_MASK;
+	if (csr_read(CSR_HGATP) != hgatp) {
+		csr_write(CSR_HGATP, hgatp);
+		hfence_gvma_all();
+	}
+	return hgatp;
 }
 
 void vcpu_arch_reset(struct vcpu_arch *a, unsigned long hartid, unsigned long pc, unsigned long a1)
@@ -108,6 +159,8 @@ void vcpu_arch_reset(struct vcpu_arch *a, unsigned long hartid, unsigned long pc
 
 void vcpu_arch_load(struct vcpu_arch *a, unsigned long hgatp)
 {
+	if (unlikely(hgatp >= hgatp_vmid_limit))
+		hgatp = share_vmid0(hgatp);
 	csr_write(CSR_HGATP, hgatp);
 	csr_write(CSR_VSSTATUS, a->vsstatus);
 	csr_write(CSR_VSIE, a->vsie);

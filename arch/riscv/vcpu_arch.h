@@ -93,6 +93,11 @@ struct arch_hart {
 
 /* This hart: its HS CSRs (delegation, counters, henvcfg), once, before any vCPU is loaded */
 void vcpu_arch_hart_init(void);
+/*
+ * Boot hart, before any vcpu_arch_hart_init: harts keep at most this many
+ * VMID bits, as on a hart that implements no more (a test's switch)
+ */
+void vcpu_arch_limit_vmid_bits(unsigned int bits);
 
 /* A vCPU from reset (HSM start, non-retentive resume): a0 = hartid, a1, at pc */
 void vcpu_arch_reset(struct vcpu_arch *a, unsigned long hartid, unsigned long pc, unsigned long a1);
