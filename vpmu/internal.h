@@ -304,7 +304,6 @@ static inline int ev_accept(struct vpmu *v, unsigned long event_idx, uint64_t da
 	return kind;
 }
 
-/* Counter i of v is configured on the physical counter of the hart we run on */
 /* Bit i of a hardware counter mask (placed, synced); no bit for other indices */
 static inline bool hw_bit(uint32_t mask, unsigned int i)
 {

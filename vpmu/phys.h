@@ -159,7 +159,8 @@ bool vpmu_phys_harts_may_starve(void);
  * Counter idx of this hart configured with event_idx: the counter that
  * counts it by the platform's one-counter-per-event map. idx itself (always
  * for a fixed counter), another programmable counter configured with the
- * event before, or -1 if the map gives it to none. Its common answer inline.
+ * event before, or -1 if the map gives it to none. The map is the event-map
+ * quirk's (vpmu/phys/qemu.c); its common answer inline.
  */
 int vpmu_phys_event_holder(unsigned int idx, unsigned long event_idx);
 static inline int vpmu_phys_event_counter(unsigned int idx, unsigned long event_idx)

@@ -214,12 +214,3 @@ bool vpmu_phys_start_keeps_of(void)
 {
 	return phys.keeps_of;
 }
-
-int vpmu_phys_event_holder(unsigned int idx, unsigned long event_idx)
-{
-	const struct qemu_hart *q = &phys_this_hart()->qemu;
-
-	if (idx < PHYS_FIRST_PROG || idx >= PHYS_MAX_HW || q->ev[idx] == event_idx)
-		return (int)idx;
-	return qemu_holder_of(q, event_idx);
-}

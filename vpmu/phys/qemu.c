@@ -141,6 +141,16 @@ int qemu_holder_of(const struct qemu_hart *q, unsigned long ev)
 	return -1;
 }
 
+/* The logic's question (vpmu/phys.h), answered from the map this hart keeps */
+int vpmu_phys_event_holder(unsigned int idx, unsigned long event_idx)
+{
+	const struct qemu_hart *q = qemu_this_hart();
+
+	if (idx < PHYS_FIRST_PROG || idx >= PHYS_MAX_HW || q->ev[idx] == event_idx)
+		return (int)idx;
+	return qemu_holder_of(q, event_idx);
+}
+
 /*
  * A configuration of ev on idx leaves QEMU's map as it is: ev is mapped to
  * idx already, or idx has no mapping and a live counter keeps ev (the
