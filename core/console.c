@@ -9,10 +9,12 @@
  * guest left open (no newline yet) is its own: another guest's output waits
  * in that guest's buffer until the line ends, so that lines of guests
  * printing at the same time do not mix. It waits until the open line's
- * guest is idle (owner_idle: a prompt waiting for input), or until its
- * buffer fills: then it starts on a new line. Hypervisor messages always
- * start on a new line, and wait the same way (they would split a guest's
- * line that test runners parse); console_flush_all() writes everything out.
+ * guest is idle (owner_idle: a prompt waiting for input), or the line has
+ * been open for CONSOLE_LINE_MAX_MS (a byte now and then, a progress bar
+ * of bare CRs), or until its buffer fills: then it starts on a new line.
+ * Hypervisor messages always start on a new line, and wait the same way
+ * (they would split a guest's line that test runners parse);
+ * console_flush_all() writes everything out.
  *
  * Nothing waits for the UART with the lock held on a guest's behalf: what
  * is written goes into a transmit ring (tx), and each console operation
@@ -24,7 +26,11 @@
  * guest's bytes are taken only while its buffer has room (console_guest_write
  * says how many), and leave the buffer only while the ring keeps
  * TX_HV_RESERVE free for the hypervisor's own messages, which alone may wait
- * for room (trusted, short; and at power-off, console_flush_all).
+ * for room (trusted, short; and at power-off, console_flush_all). A data
+ * line (the profile's) that found no room in the ring is owed it: until it
+ * goes, or for CONSOLE_LINE_MAX_MS without another try, guests' bytes leave
+ * that room free as well (data_owed), so that guests writing on and on
+ * behind a slow UART cannot keep it out.
  */
 #include <string.h>
 #include "arch/riscv/timer.h"
@@ -36,7 +42,7 @@
 #include "core/vm.h"
 
 #define CONSOLE_HOLD_MS	    250
-#define CONSOLE_HOLD_MAX_MS 1000
+#define CONSOLE_LINE_MAX_MS 1000 /* the longest one line holds back what waits */
 
 #define TX_SIZE	      8192 /* formatted output on its way to the UART */
 #define TX_HV_RESERVE 2048 /* ... of which guests' output leaves this much free */
@@ -49,12 +55,15 @@ static spinlock_t console_lock;
 static struct vm *line_owner; /* guest whose line is open on the UART, NULL: at a line start */
 static bool reprefix;	      /* line_owner wrote a bare CR: prefix again before more text */
 static uint64_t owner_last;   /* time of line_owner's last output */
+static uint64_t line_opened;  /* time line_owner's line began */
 static char hv_held[1024];    /* hypervisor messages waiting for an open line to end */
 static size_t hv_held_len;
 static char tx[TX_SIZE];
 static size_t tx_head, tx_tail; /* free running: tx_head - tx_tail bytes wait */
 static volatile bool waiting;	/* something waits in the ring or a buffer (console_poll) */
 static size_t drain_left;	/* what this operation may still give the UART */
+static size_t data_owed;	/* room a data line waits for: guests leave it free too */
+static uint64_t data_owed_at;	/* ... since its last try */
 
 void console_init(uintptr_t uart_base, unsigned int reg_shift)
 {
@@ -83,7 +92,7 @@ static void out_locked(char c)
 /* Whether a guest's next byte, however it expands, fits beside the hypervisor's reserve */
 static bool guest_room(void)
 {
-	return TX_SIZE - (tx_head - tx_tail) >= TX_HV_RESERVE + EXPAND_MAX;
+	return TX_SIZE - (tx_head - tx_tail) >= TX_HV_RESERVE + data_owed + EXPAND_MAX;
 }
 
 static void puts_locked(const char *s, size_t len)
@@ -172,6 +181,7 @@ static bool emit_locked(struct vm *vm, bool force)
 		if (!line_owner) {
 			put_prefix(vm);
 			line_owner = vm;
+			line_opened = timer_now();
 		}
 		if (c == '\r')
 			reprefix = true;
@@ -191,19 +201,20 @@ static bool emit_locked(struct vm *vm, bool force)
  * it has printed nothing for CONSOLE_HOLD_MS and none of its vCPUs is ready
  * to run. A ready vCPU may be in the middle of the line, only not running:
  * parked while another hart's vCPU counts, or waiting for its turn. Its
- * line is still cut after CONSOLE_HOLD_MAX_MS, so a guest that spins with a
- * line open cannot hold the others' output back for long.
+ * line is still cut CONSOLE_LINE_MAX_MS after it began, so a guest that
+ * spins, or adds a byte now and then, cannot hold the others' output back
+ * for long.
  */
 static bool owner_idle(void)
 {
-	uint64_t idle = timer_now() - owner_last, ms = host.timebase / 1000;
+	uint64_t now = timer_now(), idle = now - owner_last, ms = host.timebase / 1000;
 
+	if (now - line_opened > ms * CONSOLE_LINE_MAX_MS)
+		return true;
 	if (line_owner->con_len) /* output of its own waits for room in the ring */
 		return false;
 	if (idle <= ms * CONSOLE_HOLD_MS)
 		return false;
-	if (idle > ms * CONSOLE_HOLD_MAX_MS)
-		return true;
 	for (unsigned int i = 0; i < line_owner->nr_vcpus; i++)
 		if (__atomic_load_n(&line_owner->vcpus[i]->state, __ATOMIC_ACQUIRE) ==
 		    VCPU_RUNNABLE)
@@ -247,6 +258,10 @@ static void console_lock_pump(void)
 	spin_lock(&console_lock);
 	drain_left = TX_DRAIN_MAX;
 	tx_drain_locked();
+	/* a data line that does not try again is owed nothing */
+	if (data_owed &&
+	    timer_now() - data_owed_at > (uint64_t)host.timebase / 1000 * CONSOLE_LINE_MAX_MS)
+		data_owed = 0;
 	if (!line_owner || owner_idle())
 		release_held_locked(false);
 	else if (line_owner->con_len)
@@ -323,11 +338,22 @@ bool console_data_line(const char *s, size_t len, bool force)
 	console_lock_pump();
 	used = tx_head - tx_tail;
 	/* the held messages, a line end, the line and its newline, and still the reserve */
-	if (!force && ((line_owner && !owner_idle()) ||
-		       TX_SIZE - used < hv_held_len + len + 2 + TX_HV_RESERVE)) {
+	if (!force && line_owner && !owner_idle()) {
+		if (data_owed) /* it tries again: still owed */
+			data_owed_at = timer_now();
 		console_unlock();
 		return false;
 	}
+	if (!force && TX_SIZE - used < hv_held_len + len + 2 + TX_HV_RESERVE) {
+		/* owed only while an empty ring still takes a guest's byte beside it */
+		if (hv_held_len + len + 2 + TX_HV_RESERVE + EXPAND_MAX <= TX_SIZE) {
+			data_owed = hv_held_len + len + 2;
+			data_owed_at = timer_now();
+		}
+		console_unlock();
+		return false;
+	}
+	data_owed = 0;
 	put_hv_held_locked();
 	end_line_locked();
 	/* straight to the UART while nothing waits before it: a profile is long, the ring short */

@@ -41,6 +41,7 @@ void uart_init(uintptr_t base, unsigned int reg_shift)
 /* A UART that takes bytes only while ready; how often it was asked */
 static bool uart_busy;
 static unsigned long uart_polls, uart_sent;
+static long uart_budget = -1; /* >= 0: it takes that many more bytes, then is busy */
 
 bool uart_tx_ready(void)
 {
@@ -48,12 +49,16 @@ bool uart_tx_ready(void)
 	/* waiting for a UART that takes nothing would never end: fail instead */
 	if (uart_busy && uart_polls > 1000000)
 		fail_msg("waited for a busy UART");
+	if (!uart_busy && uart_budget == 0)
+		uart_busy = true;
 	return !uart_busy;
 }
 
 void uart_tx(char c)
 {
 	assert_false(uart_busy);
+	if (uart_budget > 0)
+		uart_budget--;
 	assert_true(out_len < sizeof(out) - 1);
 	uart_sent++;
 	out[out_len++] = c;
@@ -87,6 +92,7 @@ static int setup(void **state)
 {
 	(void)state;
 	uart_busy = false;
+	uart_budget = -1;
 	console_guest_flush(&alpha);
 	console_guest_flush(&beta);
 	settle();
@@ -404,6 +410,104 @@ static void test_data_line_never_waits_for_uart(void **state)
 	assert_memory_equal(out, want, w);
 }
 
+/*
+ * A line held open a byte at a time, its vCPU always ready, holds back
+ * other output for CONSOLE_LINE_MAX_MS (1 s) after it began, not for good
+ */
+static void test_slow_line_cut(void **state)
+{
+	struct vcpu v = {.state = VCPU_RUNNABLE};
+	static const char data[] = "pppp";
+
+	(void)state;
+	alpha.vcpus[0] = &v;
+	alpha.nr_vcpus = 1;
+	put(&alpha, "0");
+	put(&beta, "one\n");
+	for (int i = 1; i <= 4; i++) { /* 800 ms in 200 ms steps: it holds */
+		stub_time += host.timebase / 5;
+		put(&alpha, ".");
+	}
+	assert_false(console_data_line(data, 4, false));
+	assert_string_equal(out, "[alpha] 0....");
+	stub_time += 2 * host.timebase / 5; /* 1.2 s after it began: cut for what waits */
+	assert_true(console_data_line(data, 4, false));
+	put(&alpha, "!\n");
+	assert_string_equal(out, "[alpha] 0....\n[beta] one\npppp\n[alpha] !\n");
+	alpha.nr_vcpus = 0;
+	console_guest_flush(&alpha);
+}
+
+/*
+ * Behind a slow UART, a guest that writes on and on takes every byte the
+ * ring frees unless a data line that found no room is owed it: then the
+ * guest leaves it that room, and the line goes at its next try
+ */
+static void test_data_line_owed_room(void **state)
+{
+	static char lines[80 * 64], more[64 * 32], data[1027];
+	size_t taken;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(lines); i++)
+		lines[i] = (i % 64 == 63) ? '\n' : (char)('a' + i % 26);
+	memcpy(more, lines, sizeof(more));
+	memset(data, 'p', sizeof(data));
+	taken = write_while_busy(&alpha, lines, sizeof(lines));
+	assert_int_equal(taken, sizeof(lines));
+	assert_false(console_data_line(data, sizeof(data), false));
+	/* the UART takes 1,500 bytes, then lags again; the guest writes on meanwhile */
+	uart_busy = false;
+	uart_budget = 1500;
+	taken = 0;
+	for (int calls = 0; calls < 100; calls++)
+		taken += console_guest_write(&alpha, more + taken % sizeof(more),
+					     sizeof(more) - taken % sizeof(more));
+	assert_int_equal(uart_sent, 1500);
+	assert_true(taken > sizeof(alpha.con_buf)); /* its buffer, and what the ring spares */
+	stub_time += 3 * host.timebase / 5; /* its open line, 0.6 s old, holds the data line */
+	assert_false(console_data_line(data, sizeof(data), false));
+	stub_time += 3 * host.timebase / 5; /* at 1.2 s it is cut */
+	assert_true(console_data_line(data, sizeof(data), false));
+	uart_busy = false;
+	uart_budget = -1;
+	console_flush_all();
+	/* the line whole, on a line of its own, among the guest's lines */
+	{
+		const char *at = strstr(out, "pppppppppppppppp"); /* guests' lines have no "pp" */
+
+		assert_non_null(at);
+		assert_true(at > out && at[-1] == '\n');
+		assert_memory_equal(at, data, sizeof(data));
+		assert_int_equal(at[sizeof(data)], '\n');
+	}
+}
+
+/* A data line that stops trying is owed nothing after CONSOLE_LINE_MAX_MS */
+static void test_data_owed_lapses(void **state)
+{
+	static char lines[128 * 64], data[1027];
+	size_t owed, lapsed;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(lines); i++)
+		lines[i] = (i % 64 == 63) ? '\n' : (char)('a' + i % 26);
+	memset(data, 'p', sizeof(data));
+	assert_int_equal(write_while_busy(&alpha, lines, 80 * 64), 80 * 64);
+	assert_false(console_data_line(data, sizeof(data), false));
+	uart_busy = false;
+	settle(); /* all out; the line is still owed its room */
+	owed = write_while_busy(&beta, lines, sizeof(lines));
+	uart_busy = false;
+	settle();
+	stub_time += 6 * host.timebase / 5; /* 1.2 s without another try */
+	lapsed = write_while_busy(&beta, lines, sizeof(lines));
+	/* the room of the line and its newline, less the prefixes of its lines */
+	assert_in_range(lapsed - owed, sizeof(data) + 2 - 20 * 8, sizeof(data) + 2);
+	uart_busy = false;
+	settle();
+}
+
 /* input goes to the guest with focus; Ctrl-] 2 moves it */
 static void test_input_focus(void **state)
 {
@@ -450,6 +554,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_partial_line_at_once, setup),
+		cmocka_unit_test_setup(test_slow_line_cut, setup),
+		cmocka_unit_test_setup(test_data_line_owed_room, setup),
+		cmocka_unit_test_setup(test_data_owed_lapses, setup),
 		cmocka_unit_test_setup(test_input_focus_through_reboot, setup),
 		cmocka_unit_test_setup(test_long_line, setup),
 		cmocka_unit_test_setup(test_carriage_return, setup),
