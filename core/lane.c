@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * The trap vector's short way for a guest's SBI call (arch/riscv/entry.S):
- * the PMU lane (sched_guest_ecall) and every other call (sched_sbi_ecall),
- * answered without the scheduler's loop when nothing it watches changed.
+ * the PMU lane (sched_guest_ecall), which answers a PMU call without the
+ * scheduler's loop when nothing it watches changed; every other call goes
+ * on to sched_sbi_ecall (core/sched.c).
  * Guest-visible costs: docs/performance.md.
  */
 #include "core/ecall.h"

@@ -187,6 +187,11 @@ static void create_guests(void)
 				  ? "1 GiB"
 				  : "2 MiB",
 			  vm->imsic_gpa ? ", IMSIC guest files" : "");
+		if (vm_arch_vmid_shared(&vm->arch))
+			hv_printf(
+				"pmuvisor: guest %s: VMID 0, shared: some hart keeps too few VMID "
+				"bits for its own\n",
+				vm->name);
 		if (vm_boot(vm))
 			hv_panic("cannot load guest %s", vm->name);
 	}
@@ -205,6 +210,10 @@ static void limit_vmid_bits(void)
 
 	if (!p)
 		return;
+	if (*p < '0' || *p > '9') {
+		hv_printf("pmuvisor: vmid-bits= wants a number of bits: ignored\n");
+		return;
+	}
 	while (*p >= '0' && *p <= '9' && bits < 14)
 		bits = bits * 10 + (unsigned int)(*p++ - '0');
 	if (bits > 14)

@@ -10,7 +10,9 @@
 
 /*
  * The guest runs on the real harts: it reads their mvendorid, marchid and
- * mimpid, which the host SBI gives once at boot (a host error reads as 0)
+ * mimpid, which the host SBI gives once at boot, on the boot hart (a host
+ * error reads as 0). A vCPU may run on any hart, so one set for all: on a
+ * host of mixed cores, the boot hart's.
  */
 static unsigned long host_ids[3];
 

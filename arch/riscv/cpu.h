@@ -45,6 +45,12 @@ static inline void hfence_gvma_all(void)
 	asm volatile(".word 0x62000073" ::: "memory");
 }
 
+/* ... of VMID 0 only (hfence.gvma x0, t0 with t0 = 0: rs2 = x0 would mean every VMID) */
+static inline void hfence_gvma_vmid0(void)
+{
+	asm volatile("li t0, 0\n\t.word 0x62500073" ::: "t0", "memory");
+}
+
 /* What a remote fence for guests does on this hart: every VS-stage translation, and fence.i */
 static inline void hart_fence_guests(void)
 {

@@ -125,7 +125,7 @@ static __attribute__((cold)) unsigned long share_vmid0(unsigned long hgatp)
 	hgatp &= ~HGATP_VMID_MASK;
 	if (csr_read(CSR_HGATP) != hgatp) {
 		csr_write(CSR_HGATP, hgatp);
-		hfence_gvma_all();
+		hfence_gvma_vmid0();
 	}
 	return hgatp;
 }
@@ -247,6 +247,11 @@ void vcpu_arch_inject_exception(struct vcpu_arch *a, unsigned long cause, unsign
 	c->sstatus |= SSTATUS_SPP;
 	/* the trap vector's short way resumes with the CSR as the trap left it (entry.S) */
 	csr_set(CSR_SSTATUS, SSTATUS_SPP);
+}
+
+bool vm_arch_vmid_shared(const struct vm_arch *va)
+{
+	return va->hgatp >= hgatp_vmid_limit;
 }
 
 int vm_arch_init(struct vm_arch *va, unsigned int vmid, uint64_t gpa, uint64_t hpa, uint64_t size,

@@ -220,6 +220,11 @@ void vcpu_arch_set_timer(struct vcpu_arch *a, uint64_t when);
  */
 int vm_arch_init(struct vm_arch *va, unsigned int vmid, uint64_t gpa, uint64_t hpa, uint64_t size,
 		 gstage_alloc_fn alloc);
+/*
+ * Whether the VM runs with VMID 0, shared, because some hart keeps fewer
+ * VMID bits than its own VMID needs (known once every hart has probed)
+ */
+bool vm_arch_vmid_shared(const struct vm_arch *va);
 /* Map a device's page(s) [gpa, gpa + size) to hpa in the VM's G-stage, read and write */
 int vm_arch_map_device(struct vm_arch *va, uint64_t gpa, uint64_t hpa, uint64_t size,
 		       gstage_alloc_fn alloc);

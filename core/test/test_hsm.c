@@ -4,7 +4,7 @@
  * vCPU. A call that loses (the target runs, is suspended, another start
  * won) must not touch its start address or opaque: a vCPU in non-retentive
  * suspend resumes with its own opaque, and of two racing starts the winner's
- * address and opaque are the ones the target starts with (issue 28, item 9).
+ * address and opaque are the ones the target starts with.
  */
 #include <pthread.h>
 #include <sched.h>

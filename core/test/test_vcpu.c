@@ -4,8 +4,7 @@
  * away are posted atomically and folded in by its own hart before it runs.
  * The fold adds each event's whole count at once: with interrupts off, a
  * vCPU that was away while a guest posted a million IPIs to it must not
- * cost its hart a million walks over its firmware counters (issue 28,
- * item 6).
+ * cost its hart a million walks over its firmware counters.
  */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -3,7 +3,7 @@
  * insn-fetch: the hypervisor reads the instruction a virtual-instruction
  * exception trapped on from guest memory (hlvx) where the hart leaves stval
  * 0; QEMU writes the instruction there, so this test runs the hypervisor with
- * bootargs "trapped-insn=fetch" to take that path (issue 28, item 9). The
+ * bootargs "trapped-insn=fetch" to take that path. The
  * read goes through the guest's translation and can fault although the guest
  * fetched the instruction: this guest fetches a counter read (a trap for the
  * hypervisor) through a page-table entry it has just made invalid without
