@@ -20,7 +20,7 @@
 #ifndef VPMU_CTR_H
 #define VPMU_CTR_H
 
-#include "vpmu/internal.h"
+#include "vpmu/place.h"
 
 enum vpmu_op {
 	OP_CONFIG, /* map an event (UNCONFIGURED or CONFIGURED -> CONFIGURED) */

@@ -5,7 +5,7 @@
  * acceptance cache, the order in which hardware counters are tried, and
  * EVENT_GET_INFO, which asks all of that for a list of events.
  */
-#include "vpmu/internal.h"
+#include "vpmu/place.h"
 
 static bool rule_has(const struct vpmu_event_rule *r, unsigned int n, unsigned long ev)
 {

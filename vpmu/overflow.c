@@ -8,7 +8,7 @@
  * never reported twice. Also the emulated counter CSR reads. The
  * hypervisor's own sampling counter wraps too: profile.c takes those.
  */
-#include "vpmu/internal.h"
+#include "vpmu/place.h"
 
 /*
  * The one place where an overflow is recorded: once per wrap, until the

@@ -8,7 +8,7 @@
  * is taken over without a host call. docs/vpmu.md, "load / put".
  */
 #include "vpmu/ctr.h"
-#include "vpmu/internal.h"
+#include "vpmu/place.h"
 
 /* Those of mask whose physical counters on hart h v still owns (nobody took them since) */
 uint32_t place_still_owned(const struct vpmu *v, const struct vpmu_hart *h, uint32_t mask)

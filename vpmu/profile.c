@@ -10,7 +10,7 @@
  * the guest's view, no LCOFI.
  */
 #include "vpmu/ctr.h"
-#include "vpmu/internal.h"
+#include "vpmu/place.h"
 
 /* The value the counter starts from: period events before its wrap */
 static uint64_t prof_start_value(const struct vpmu *v)

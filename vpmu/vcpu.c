@@ -6,7 +6,7 @@
  * or restores them).
  */
 #include "vpmu/ctr.h"
-#include "vpmu/internal.h"
+#include "vpmu/place.h"
 
 static const struct vpmu_policy no_policy;
 
