@@ -22,6 +22,8 @@ const char *vpmu_check_hart(const struct vpmu_hart *h)
 			owned |= 1U << i;
 	FAIL_IF(owned != h->owned, "H1: owned is not the counters with an owner");
 	FAIL_IF(owned & ~layout.hw_valid, "H2: a counter the layout does not offer is owned");
+	FAIL_IF(layout.start_prep != (vpmu_exclusive || layout.start_keeps_of),
+		"L1: start_prep is not exclusive counting or a start that keeps OF");
 	return NULL;
 }
 

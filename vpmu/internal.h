@@ -86,7 +86,8 @@ struct vpmu_layout {
 	bool start_keeps_of; /* ... and a start leaves OF set while LCOFI is pending */
 	/*
 	 * A start must first take a pending LCOFI (start_keeps_of) or ask the
-	 * core (exclusive counting): place_start_waiting, not the plain start
+	 * core (exclusive counting): place_start_waiting, not the plain start.
+	 * L1 (vpmu_check_hart): start_prep == vpmu_exclusive || start_keeps_of
 	 */
 	bool start_prep;
 	unsigned int num_hw; /* H */
