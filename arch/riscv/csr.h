@@ -88,10 +88,6 @@
 #define ENVCFG_CBCFE	  (1UL << 6)
 #define ENVCFG_CBIE_FLUSH (1UL << 4) /* CBIE = 01: cbo.inval flushes (never drops our data) */
 
-#define HGATP_MODE_SV39X4 (8UL << 60)
-#define HGATP_VMID_SHIFT  44
-#define HGATP_VMID_MASK	  (0x3fffUL << HGATP_VMID_SHIFT)
-
 #define CAUSE_IRQ_FLAG		     (1UL << 63)
 #define CAUSE_MISALIGNED_FETCH	     0
 #define CAUSE_FETCH_ACCESS	     1

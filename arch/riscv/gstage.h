@@ -21,6 +21,31 @@
 #define GSTAGE_ROOT_SIZE 16384 /* Sv39x4 root: 2048 entries, 16 KiB aligned */
 #define GSTAGE_GPA_BITS	 41
 
+/* hgatp: the G-stage's mode, VMID (up to 14 bits on RV64) and root */
+#define HGATP_MODE_SV39X4 (8ULL << 60)
+#define HGATP_VMID_SHIFT  44
+#define HGATP_VMID_MASK	  (0x3fffULL << HGATP_VMID_SHIFT)
+
+/* hgatp for a G-stage table at root under vmid */
+static inline uint64_t gstage_hgatp(uint64_t root, unsigned int vmid)
+{
+	return HGATP_MODE_SV39X4 | ((uint64_t)vmid << HGATP_VMID_SHIFT) | (root >> 12);
+}
+
+/*
+ * The lowest Sv39x4 hgatp whose VMID a hart does not keep: kept is what it
+ * read back of ones written to every VMID bit (VMIDLEN bits, the low ones),
+ * of which at most bits_max count (a test's limit). An hgatp from there up
+ * names a VMID the hart would cut short.
+ */
+static inline uint64_t gstage_vmid_limit(uint64_t kept, unsigned int bits_max)
+{
+	kept &= HGATP_VMID_MASK >> HGATP_VMID_SHIFT;
+	if (bits_max < 14)
+		kept &= (1ULL << bits_max) - 1;
+	return HGATP_MODE_SV39X4 | ((kept + 1) << HGATP_VMID_SHIFT);
+}
+
 /*
  * Returns size zeroed bytes aligned to align, whose address is their
  * physical address (the hypervisor's memory allocator: mm_zalloc_pages)

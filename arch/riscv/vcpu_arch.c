@@ -37,15 +37,13 @@ void vcpu_arch_limit_vmid_bits(unsigned int bits)
  */
 static void probe_vmid_bits(void)
 {
-	unsigned long vmids, limit, was;
+	unsigned long kept, limit, was;
 
 	csr_write(CSR_HGATP, HGATP_MODE_SV39X4 | HGATP_VMID_MASK);
-	vmids = (csr_read(CSR_HGATP) & HGATP_VMID_MASK) >> HGATP_VMID_SHIFT;
+	kept = (csr_read(CSR_HGATP) & HGATP_VMID_MASK) >> HGATP_VMID_SHIFT;
 	csr_write(CSR_HGATP, 0);
 	hfence_gvma_all();
-	if (vmid_bits_max < 14)
-		vmids &= (1UL << vmid_bits_max) - 1;
-	limit = HGATP_MODE_SV39X4 | ((vmids + 1) << HGATP_VMID_SHIFT);
+	limit = gstage_vmid_limit(kept, vmid_bits_max);
 	was = __atomic_load_n(&hgatp_vmid_limit, __ATOMIC_RELAXED);
 	while (limit < was && !__atomic_compare_exchange_n(&hgatp_vmid_limit, &was, limit, false,
 							   __ATOMIC_RELAXED, __ATOMIC_RELAXED))
@@ -262,8 +260,7 @@ int vm_arch_init(struct vm_arch *va, unsigned int vmid, uint64_t gpa, uint64_t h
 	if (!root || gstage_map(root, gpa, hpa, size, PTE_RWX, alloc))
 		return -1;
 	va->gstage_root = (uintptr_t)root;
-	va->hgatp = HGATP_MODE_SV39X4 | ((unsigned long)vmid << HGATP_VMID_SHIFT) |
-		    ((uintptr_t)root >> 12);
+	va->hgatp = gstage_hgatp((uintptr_t)root, vmid);
 	return 0;
 }
 

@@ -409,6 +409,46 @@ static void test_write_without_read_accepted(void **state)
 			 -1);
 }
 
+/* hgatp: Sv39x4 mode, the VMID in bits 44-57, the root's page number below */
+static void test_hgatp_fields(void **state)
+{
+	(void)state;
+	assert_int_equal(gstage_hgatp(0x80a00000, 3), 0x8000300000080a00ULL);
+	/* a 56-bit physical root: its 44-bit page number fills the field below the VMID */
+	assert_int_equal(gstage_hgatp(0xfffffffffff000ULL, 0x3fff), 0x83ffffffffffffffULL);
+}
+
+/*
+ * Which VMs share VMID 0: those whose hgatp is at or above the limit. The
+ * root's bits never decide it, only how many VMID bits the hart keeps and
+ * how many a test allows.
+ */
+static void test_vmid_limit(void **state)
+{
+	const uint64_t top_root = 0xfffffffffff000ULL; /* every PPN bit set */
+	uint64_t l;
+
+	(void)state;
+	l = gstage_vmid_limit(0x3fff, 14); /* 14 bits, as QEMU keeps: none shares */
+	assert_true(gstage_hgatp(top_root, 1) < l);
+	assert_true(gstage_hgatp(top_root, 8) < l);
+	assert_true(gstage_hgatp(top_root, 0x3fff) < l);
+	l = gstage_vmid_limit(0, 14); /* VMIDLEN 0: every VMID but 0 shares */
+	assert_true(gstage_hgatp(top_root, 0) < l);
+	assert_true(gstage_hgatp(0, 1) >= l);
+	l = gstage_vmid_limit(0x7, 14); /* 3 bits */
+	assert_true(gstage_hgatp(top_root, 7) < l);
+	assert_true(gstage_hgatp(0, 8) >= l);
+	l = gstage_vmid_limit(0x3fff, 1); /* vmid-bits=1 */
+	assert_true(gstage_hgatp(top_root, 1) < l);
+	assert_true(gstage_hgatp(0, 2) >= l);
+	assert_true(gstage_hgatp(0, 3) >= l);
+	l = gstage_vmid_limit(0x3fff, 0); /* vmid-bits=0 */
+	assert_true(gstage_hgatp(0, 1) >= l);
+	/* bits read back above the VMID field are not VMID bits */
+	assert_int_equal(gstage_vmid_limit(0xffff, 14), gstage_vmid_limit(0x3fff, 14));
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void)
@@ -432,6 +472,8 @@ int main(void)
 		T(test_hpa_wrap_accepted),
 		T(test_hpa_beyond_56_bits_accepted),
 		T(test_write_without_read_accepted),
+		T(test_hgatp_fields),
+		T(test_vmid_limit),
 	};
 
 	return cmocka_run_group_tests_name("arch/riscv/gstage", tests, NULL, NULL);
