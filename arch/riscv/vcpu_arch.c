@@ -112,19 +112,25 @@ void vcpu_arch_hart_init(void)
 	probe_vmid_bits();
 }
 
+/* The VM of this hgatp runs with VMID 0, shared: some hart does not keep its own */
+static inline bool vmid_shared(unsigned long hgatp)
+{
+	return hgatp >= hgatp_vmid_limit;
+}
+
 /*
  * A VM whose VMID some hart does not keep runs with VMID 0, which no VM has
  * of its own (vm_arch_init is given 1 on), beside the other such VMs: the
  * hart's G-stage TLB may hold another one's translations, unless hgatp
- * still holds this one's (the hart's last VM, or a vCPU of it, runs again)
+ * still holds this one's (the hart's last VM, or a vCPU of it, runs again).
+ * The fence comes before the caller's hgatp write, which the privileged
+ * spec allows for a reused VMID ("before or after writing hgatp").
  */
 static __attribute__((cold)) unsigned long share_vmid0(unsigned long hgatp)
 {
 	hgatp &= ~HGATP_VMID_MASK;
-	if (csr_read(CSR_HGATP) != hgatp) {
-		csr_write(CSR_HGATP, hgatp);
+	if (csr_read(CSR_HGATP) != hgatp)
 		hfence_gvma_vmid0();
-	}
 	return hgatp;
 }
 
@@ -157,7 +163,7 @@ void vcpu_arch_reset(struct vcpu_arch *a, unsigned long hartid, unsigned long pc
 
 void vcpu_arch_load(struct vcpu_arch *a, unsigned long hgatp)
 {
-	if (unlikely(hgatp >= hgatp_vmid_limit))
+	if (unlikely(vmid_shared(hgatp)))
 		hgatp = share_vmid0(hgatp);
 	csr_write(CSR_HGATP, hgatp);
 	csr_write(CSR_VSSTATUS, a->vsstatus);
@@ -249,7 +255,7 @@ void vcpu_arch_inject_exception(struct vcpu_arch *a, unsigned long cause, unsign
 
 bool vm_arch_vmid_shared(const struct vm_arch *va)
 {
-	return va->hgatp >= hgatp_vmid_limit;
+	return vmid_shared(va->hgatp);
 }
 
 int vm_arch_init(struct vm_arch *va, unsigned int vmid, uint64_t gpa, uint64_t hpa, uint64_t size,
