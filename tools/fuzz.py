@@ -130,11 +130,13 @@ def fuzzer_verdict(name, r, log):
 def guest_run(seed, calls, logs):
     with open(os.path.join(REPO, "dts", "tests", "fuzz-pmu.dts")) as f:
         dts = f.read()
-    dts = re.sub(r'bootargs = "seed=[^"]*"',
-                 f'bootargs = "seed={seed:#x} calls={calls} long-every=65536"', dts)
+    dts, n = re.subn(r'bootargs = "seed=\S+ calls=\d+ ',
+                     f'bootargs = "seed={seed:#x} calls={calls} ', dts)
     # the victim checks for as long as the fuzzer is expected to run
     secs = max(10, int(calls * 45 / 1000000))
-    dts = re.sub(r'bootargs = "seconds=\d+"', f'bootargs = "seconds={secs}"', dts)
+    dts, m = re.subn(r'bootargs = "seconds=\d+"', f'bootargs = "seconds={secs}"', dts)
+    if (n, m) != (1, 1):
+        return False, f"guest seed {seed:#x}: dts/tests/fuzz-pmu.dts's bootargs changed shape"
     tmpd = os.path.join(BUILD, "fuzz", "guest")
     os.makedirs(tmpd, exist_ok=True)
     path = os.path.join(tmpd, f"fuzz-pmu-{seed:x}.dts")
@@ -153,7 +155,10 @@ def guest_run(seed, calls, logs):
              or re.search(r"fuzz-pmu: hart \d+ call \d+:", ln)]
     summary = re.search(r"all guests stopped: (\d+) ok, (\d+) failed", r.output)
     stats = [ln.split("] ", 1)[-1] for ln in r.lines if "PMU calls" in ln]
-    ok = not r.timed_out and not fails and summary and summary.group(2) == "0"
+    # every guest ran its checks: one TEST DONE each, with checks and no failure
+    done = re.findall(r"TEST DONE \S+ (\d+) passed, (\d+) failed", r.output)
+    ok = (not r.timed_out and not fails and summary and summary.group(2) == "0" and
+          len(done) == int(summary.group(1)) and all(int(p) and not int(f) for p, f in done))
     text = (f"guest seed {seed:#x}: {calls} calls, {r.seconds:.0f} s wall"
             f"{' TIMEOUT' if r.timed_out else ''} (log {os.path.relpath(log, REPO)})" +
             "".join("\n    " + s for s in stats + r.harts) +

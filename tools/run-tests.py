@@ -89,7 +89,7 @@ def bundle_guests(bundle):
 # ---------------------------------------------------------------- options
 def dts_options(dts):
     opts = {"qemu-args": [], "timeout": None, "expect-stopped": {}, "expect-summary": None,
-            "skip": None, "linux": None, "expect-log": [], "expect-no-log": [],
+            "linux": None, "expect-log": [], "expect-no-log": [],
             "expect-lines": [], "dialog": [], "expect-refused": None, "debug": False,
             "profile": [], "profile-overhead": None}
     if not os.path.isfile(dts):
@@ -112,8 +112,6 @@ def dts_options(dts):
                 if not m2:
                     raise ValueError(f"{dts}: bad expect-summary {val!r}")
                 opts["expect-summary"] = (int(m2.group(1)), int(m2.group(2)))
-            elif key == "skip":
-                opts["skip"] = val
             elif key == "debug":
                 opts["debug"] = val == "yes"
             elif key in ("expect-log", "expect-no-log"):
@@ -200,7 +198,8 @@ def run_unit(path, res, args):
         res.fail(name, f"TIMEOUT after {args.timeout:g} s; last lines:\n" + last_lines(lines))
         return
     # cmocka's TAP: `1..N` per group, then `ok <i> - <test>` or `not ok <i> - <test> [why]`
-    # followed by `# <detail>` lines; a skipped test is `not ok <i> # SKIP <test>` (not counted)
+    # followed by `# <detail>` lines; a skipped test is `not ok <i> # SKIP <test>`, a failure:
+    # make test installs what every test needs
     planned = seen = passed = failed = skipped = 0
     for i, ln in enumerate(lines):
         m = re.match(r"1\.\.(\d+)$", ln)
@@ -214,9 +213,10 @@ def run_unit(path, res, args):
             m = RE_TAP_SKIP.match(ln)
             if m:  # with the reason the test gave on its next line, if any
                 skipped += 1
+                failed += 1
                 why = lines[i + 1][2:] if i + 1 < len(lines) and lines[i + 1].startswith(
                     "# ") else ""
-                print(f"  SKIP {name}:{m.group(1)}" + (f": {why}" if why else ""))
+                res.fail(f"{name}:{m.group(1)}", "skipped" + (f": {why}" if why else ""))
             continue
         if not m.group(1):
             passed += 1
@@ -235,7 +235,7 @@ def run_unit(path, res, args):
                  "last lines:\n" + last_lines(lines))
     elif rc != 0 and not failed:
         res.fail(name, f"exit status {rc} with no failed test")
-    print(f"   {passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else ""))
+    print(f"   {passed} passed, {failed} failed" + (f" ({skipped} of them skipped)" if skipped else ""))
 
 
 def print_counts(res, before_p, before_f, elapsed, log):
@@ -323,9 +323,6 @@ def run_config(bundle, res, args, debug=False):
         guests = bundle_guests(bundle)
     except (ValueError, OSError, mkbundle.libfdt.FdtException) as e:
         res.fail(cfg, f"cannot read configuration: {e}")
-        return
-    if opts["skip"]:
-        print(f"   skipped: {opts['skip']}")
         return
     timeout = opts["timeout"] or args.timeout
     cmd = qemu.machine_cmd(args.hv_debug if debug else args.hv, bundle, opts["qemu-args"])
@@ -435,7 +432,8 @@ def linux_checks(cfg, name, pg, opts, native, res, args):
 
 
 def check_done(name, image, pg, res, args):
-    """A bare-metal test image: its TEST DONE line must match the PASS/FAIL lines seen."""
+    """A bare-metal test image: its TEST DONE line must match the PASS/FAIL lines seen, and
+    count at least one"""
     done = pg["done"]
     if done is None:
         hv = pg["hv"]
@@ -446,6 +444,8 @@ def check_done(name, image, pg, res, args):
                  f"but {pg['pass']} PASS and {pg['fail']} FAIL lines were seen")
     elif done[0] != image:
         res.fail(f"{name}:done", f"TEST DONE names image {done[0]}, configured {image}")
+    elif not done[1] + done[2]:
+        res.fail(f"{name}:done", f"TEST DONE {done[0]}: no check ran")
     else:
         res.ok(f"{name}:done", args.verbose)
 

@@ -12,7 +12,8 @@ and LOST records. tools/profile.py converts it; the checks read its report, fold
 SVG, and what Debian's perf (linux-perf) makes of the perf.data files: `perf report --stdio`
 rows and percentages, `perf script` call chains, the header. Prints TAP as cmocka does, so
 tools/run-tests.py counts every check (build/unit/profile-host runs this script). Without
-perf on PATH the perf checks are skipped, with the reason.
+perf on PATH the perf checks are skipped, with the reason, which tools/run-tests.py counts
+as failures.
 """
 import argparse
 import base64

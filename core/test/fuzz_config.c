@@ -119,8 +119,6 @@ static void check_config(const struct hv_config *c, size_t bundle_size)
 		      v->name);
 		CHECK(v->pmu.nr_allow <= VPMU_POLICY_RULES && v->pmu.nr_deny <= VPMU_POLICY_RULES,
 		      "%s: pmu rules", v->name);
-		if (v->has_affinity)
-			CHECK(v->nr_vcpus <= VCPU_MAX, "%s: affinity", v->name);
 	}
 }
 

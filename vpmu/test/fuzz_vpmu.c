@@ -84,8 +84,12 @@ static unsigned long arg(struct input *in)
 
 static bool allowed(unsigned long fid, long err)
 {
-	/* stricter than the spec: pmuvisor's SNAPSHOT_SET_SHMEM never fails "for other reasons" */
-	if (fid == SBI_EXT_PMU_SNAPSHOT_SET_SHMEM && err == SBI_ERR_FAILED)
+	/*
+	 * Stricter than the spec: pmuvisor implements SNAPSHOT_SET_SHMEM and
+	 * EVENT_GET_INFO, and neither fails "for other reasons"
+	 */
+	if ((fid == SBI_EXT_PMU_SNAPSHOT_SET_SHMEM || fid == SBI_EXT_PMU_EVENT_GET_INFO) &&
+	    (err == SBI_ERR_FAILED || err == SBI_ERR_NOT_SUPPORTED))
 		return false;
 	return sbi_pmu_error_allowed(fid, err);
 }
@@ -140,6 +144,206 @@ static void check_state(struct vpmu *v)
 		}
 }
 
+/*
+ * What the guest must read, from the SBI spec and the events the fake
+ * hardware counted, not from the vPMU's state: a counter's value is known
+ * from a CLEAR_VALUE configuration or a start with SET_INIT_VALUE that
+ * succeeded, and then grows by what its physical counter counted (the
+ * vPMU places counter i on physical counter i) or, for a firmware counter,
+ * by the firmware events of its event code while started. Anything the
+ * model cannot tell (an INIT_SNAPSHOT start, a reset, a call that failed
+ * partway) makes the counter unknown until it is set again.
+ */
+struct model_ctr {
+	bool known, on;
+	uint64_t val;
+	unsigned int fw_code; /* a firmware counter's event code */
+};
+static struct model_ctr model[64];
+
+static uint64_t width_mask(unsigned int i)
+{
+	unsigned int w = i >= vpmu_num_hw() ? 64 : i < 3 ? 64 : fake.prog_width;
+
+	return w >= 64 ? ~0ULL : (1ULL << w) - 1;
+}
+
+/* The counters of a set the spec accepted (check_set passed: no bit past 63) */
+static void model_set(unsigned long base, unsigned long mask, void (*fn)(unsigned int, void *),
+		      void *arg)
+{
+	for (unsigned int b = 0; b < 64; b++)
+		if (((mask >> b) & 1) && base + b < 64)
+			fn((unsigned int)(base + b), arg);
+}
+
+static void forget(unsigned int i, void *arg)
+{
+	(void)arg;
+	model[i].known = false;
+}
+
+struct start_args {
+	unsigned long flags, init;
+	bool all_stopped; /* SUCCESS: none of the set had started */
+};
+
+static void model_start(unsigned int i, void *arg)
+{
+	const struct start_args *a = arg;
+	struct model_ctr *m = &model[i];
+
+	if (a->flags & SBI_PMU_START_FLAG_INIT_SNAPSHOT) {
+		m->known = false;
+		return;
+	}
+	if (a->flags & SBI_PMU_START_FLAG_SET_INIT_VALUE) {
+		if (a->all_stopped || (m->known && !m->on)) {
+			m->known = true;
+			m->val = a->init & width_mask(i);
+		}
+	}
+	m->on = true;
+}
+
+static void model_stop(unsigned int i, void *arg)
+{
+	model[i].on = false;
+	if (*(const unsigned long *)arg & SBI_PMU_STOP_FLAG_RESET)
+		model[i].known = false;
+}
+
+static void model_call(struct vpmu *v, unsigned long fid, const unsigned long *a, struct sbi_ret r)
+{
+	switch (fid) {
+	case SBI_EXT_PMU_COUNTER_CFG_MATCH:
+		if (r.error)
+			return;
+		if (a[2] & SBI_PMU_CFG_FLAG_CLEAR_VALUE) {
+			model[r.value].known = true;
+			model[r.value].val = 0;
+		}
+		model[r.value].on = a[2] & SBI_PMU_CFG_FLAG_AUTO_START;
+		model[r.value].fw_code = (unsigned int)(a[3] & 0xffff);
+		break;
+	case SBI_EXT_PMU_COUNTER_START: {
+		struct start_args s = {a[2], a[3], r.error == SBI_SUCCESS};
+
+		if (r.error == SBI_SUCCESS || r.error == SBI_ERR_ALREADY_STARTED)
+			model_set(a[0], a[1], model_start, &s);
+		else if (r.error != SBI_ERR_INVALID_PARAM && r.error != SBI_ERR_NO_SHMEM)
+			model_set(a[0], a[1], forget, NULL);
+		break;
+	}
+	case SBI_EXT_PMU_COUNTER_STOP:
+		if (r.error == SBI_SUCCESS || r.error == SBI_ERR_ALREADY_STOPPED)
+			model_set(a[0], a[1], model_stop, (void *)&a[2]);
+		else if (r.error != SBI_ERR_INVALID_PARAM && r.error != SBI_ERR_NO_SHMEM)
+			model_set(a[0], a[1], forget, NULL);
+		break;
+	case SBI_EXT_PMU_COUNTER_FW_READ:
+		if (!r.error && a[0] < 64 && model[a[0]].known)
+			CHECK(r.value == model[a[0]].val);
+		break;
+	default:
+		break;
+	}
+	(void)v;
+}
+
+/* The events the fake hardware counted go to the counters placed there */
+static void model_advance(struct vpmu *v, uint64_t n)
+{
+	uint64_t before[VPMU_MAX_HW];
+	unsigned int i, prof = vpmu_profile_counter(v);
+
+	for (i = 0; i < VPMU_MAX_HW; i++)
+		before[i] = fake.c[i].value;
+	fake_advance(n);
+	for (i = 0; i < VPMU_MAX_HW; i++) {
+		uint64_t delta = (fake.c[i].value - before[i]) & width_mask(i);
+
+		if (!((v->placed >> i) & 1) || (prof && i == prof) || !model[i].known)
+			continue;
+		CHECK(model[i].on || delta == 0); /* a stopped counter counts nothing */
+		model[i].val = (model[i].val + delta) & width_mask(i);
+	}
+}
+
+/*
+ * Every counter the model knows reads what it says: a hardware counter as
+ * the guest's CSR read would (vpmu_ctr_value, what vpmu_csr_read answers
+ * and what an exposed counter holds: check_state), a firmware one through
+ * FW_READ
+ */
+static void check_model(struct vpmu *v)
+{
+	unsigned int i, prof = vpmu_profile_counter(v);
+
+	for (i = 0; i < vpmu_num_total() && i < 64; i++) {
+		if (!model[i].known || (prof && i == prof) || i == 1)
+			continue;
+		if (i < vpmu_num_hw()) {
+			CHECK(v->ctr[i].state != VPMU_CTR_UNCONFIGURED);
+			CHECK(vpmu_ctr_value(v, i) == model[i].val);
+		} else {
+			unsigned long a[6] = {i, 0, 0, 0, 0, 0};
+			struct sbi_ret r = vpmu_sbi_call(v, SBI_EXT_PMU_COUNTER_FW_READ, a);
+
+			CHECK(r.error == SBI_SUCCESS && r.value == model[i].val);
+		}
+	}
+}
+
+static void model_fw_event(unsigned int e, unsigned int k)
+{
+	for (unsigned int i = vpmu_num_hw(); i < vpmu_num_total() && i < 64; i++)
+		if (model[i].known && model[i].on && model[i].fw_code == e)
+			model[i].val += k;
+}
+
+/*
+ * Calls a guest driver makes (a configuration, then starts and stops of the
+ * counter it got), which random registers rarely hit; answered as any call
+ */
+static void well_formed_call(struct vpmu *v, unsigned int op, struct input *in)
+{
+	unsigned long args[6] = {0, 0, 0, 0, 0, 0}, fid;
+	unsigned int i, n = 0, pick = byte(in), configured[64];
+	struct sbi_ret r;
+
+	for (i = 0; i < vpmu_num_total() && i < 64; i++)
+		if (i != 1 && v->ctr[i].state != VPMU_CTR_UNCONFIGURED &&
+		    !(vpmu_profile_counter(v) && i == vpmu_profile_counter(v)))
+			configured[n++] = i;
+	if (op == 7) {
+		fid = SBI_EXT_PMU_COUNTER_CFG_MATCH;
+		args[1] = vpmu_num_total() >= 64 ? ~0UL : (1UL << vpmu_num_total()) - 1;
+		args[2] = SBI_PMU_CFG_FLAG_CLEAR_VALUE | (pick & SBI_PMU_CFG_FLAG_AUTO_START);
+		args[3] = events[byte(in) % (sizeof(events) / sizeof(events[0]))];
+		args[4] = (pick & 8) ? FAKE_RAW_OK : FAKE_RAW2_OK;
+	} else {
+		if (!n)
+			return;
+		args[0] = configured[pick % n];
+		args[1] = 1;
+		if (op == 8) {
+			fid = SBI_EXT_PMU_COUNTER_START;
+			args[2] = SBI_PMU_START_FLAG_SET_INIT_VALUE;
+			args[3] = arg(in);
+		} else {
+			fid = SBI_EXT_PMU_COUNTER_STOP;
+			args[2] = byte(in) % 2 ? 0 : SBI_PMU_STOP_FLAG_RESET;
+		}
+	}
+	r = vpmu_sbi_call(v, fid, args);
+	if (!allowed(fid, r.error)) {
+		fprintf(stderr, "fid %lu -> error %ld\n", fid, r.error);
+		abort();
+	}
+	model_call(v, fid, args, r);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct vcpu vc;
@@ -166,6 +370,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	vpmu_global_init();
 	vpmu_vcpu_init(v);
 	vpmu_vcpu_load(v);
+	memset(model, 0, sizeof(model));
 	/* the hypervisor profiles the guest: a counter of its own among the guest's */
 	if (cfg2 & 4) {
 		static struct vpmu_policy prof;
@@ -200,6 +405,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				fprintf(stderr, "fid %lu -> error %ld\n", fid, r.error);
 				abort();
 			}
+			model_call(v, fid, args, r);
 			if (fid == SBI_EXT_PMU_COUNTER_CFG_MATCH && !r.error)
 				CHECK(r.value < vpmu_num_total() &&
 				      v->ctr[r.value].state != VPMU_CTR_UNCONFIGURED);
@@ -209,13 +415,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				CHECK(r.value == vpmu_num_total());
 			break;
 		}
+		case 7: /* a well-formed configuration over all counters */
+		case 8: /* a start of one configured counter from a value */
+		case 9: /* a stop of one configured counter */
+			well_formed_call(v, op % 16, &in);
+			break;
 		case 10: {
-			unsigned int e = byte(&in) % 24;
+			unsigned int e = byte(&in) % 24, k = 1 + byte(&in) % 4;
 
-			vpmu_fw_event(v, e, 1 + byte(&in) % 4);
+			vpmu_fw_event(v, e, k);
+			model_fw_event(e, k);
 		} break;
 		case 11:
-			fake_advance(byte(&in));
+			model_advance(v, byte(&in));
 			break;
 		case 12:
 			if (v->loaded)
@@ -231,7 +443,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (vpmu_csr_read(v, 0xc00 + i, &val) == 0) {
 				CHECK(i < vpmu_num_hw() && i != 1 && !prof);
 				CHECK(v->ctr[i].state != VPMU_CTR_UNCONFIGURED);
-				CHECK(val == vpmu_ctr_value(v, i));
+				CHECK(!model[i].known || val == model[i].val);
 			} else {
 				CHECK(i >= vpmu_num_hw() || i == 1 || prof ||
 				      v->ctr[i].state == VPMU_CTR_UNCONFIGURED ||
@@ -240,8 +452,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		}
 		case 14:
-			if (byte(&in) == 0x5a)
+			if (byte(&in) == 0x5a) {
 				vpmu_vcpu_reset(v);
+				memset(model, 0, sizeof(model));
+			}
 			break;
 		case 15: {
 			uint8_t what = byte(&in);
@@ -260,6 +474,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		}
 		check_state(v);
+		check_model(v);
 	}
 	vpmu_vcpu_set_policy(v, NULL); /* no profile left to re-arm at the reset */
 	vpmu_vcpu_reset(v);

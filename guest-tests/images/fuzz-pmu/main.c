@@ -10,7 +10,8 @@
  *
  * Invariants, checked after every call:
  *  - the error is one the SBI v3.0 PMU chapter lists for that function
- *    (`sbi_pmu_error_allowed`, arch/riscv/sbi_spec.h), unknown FIDs give NOT_SUPPORTED;
+ *    (`sbi_pmu_error_allowed`, arch/riscv/sbi_spec.h), but never NOT_SUPPORTED or
+ *    FAILED from SNAPSHOT_SET_SHMEM or EVENT_GET_INFO; unknown FIDs give NOT_SUPPORTED;
  *  - NUM_COUNTERS never changes, COUNTER_GET_INFO of an index never changes,
  *    CFG_MATCH returns a counter of the requested set, FW_READ_HI is 0 (RV64);
  *  - a snapshot or EVENT_GET_INFO address that is not wholly guest RAM is

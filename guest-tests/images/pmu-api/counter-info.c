@@ -6,7 +6,7 @@
 void check_layout(void)
 {
 	struct sbi_ret r;
-	unsigned long i, last_hw = 0;
+	unsigned long i, last_hw = 0, info_errors = 0;
 
 	GT_CHECK_NE("probe-pmu", gt_sbi_probe(SBI_EXT_PMU), 0);
 	r = gt_pmu_num_counters();
@@ -25,6 +25,7 @@ void check_layout(void)
 		}
 		if (r.error) {
 			gt_printf("pmu-api: counter %lu: error %ld\n", i, r.error);
+			info_errors++;
 			continue;
 		}
 		info[i] = r.value;
@@ -45,15 +46,19 @@ void check_layout(void)
 		/* QEMU's counters are all 64 bits wide: width field 63 */
 		GT_CHECK_EQ(NAME("info-%lu-width", i), SBI_PMU_CTR_INFO_WIDTH(r.value), 63);
 	}
-	{
-		/* bootargs "firmware-only": a host that can filter no counter by mode */
-		const char *args = gt_fdt_getprop("/chosen", "bootargs", NULL);
-
-		if (args && !__builtin_strcmp(args, "firmware-only"))
-			GT_CHECK_EQ("hw-none-unfiltered", hw_mask, 0);
-		else
-			GT_CHECK_BITS("hw-has-cycle-instret", hw_mask, 5, 5);
-	}
+	/* every index but time's answers, but for the holes the configuration names */
+	GT_CHECK_EQ("info-errors-only-holes", info_errors, gt_arg_ul("holes=", 0));
+	/* bootargs "firmware-only": a host that can filter no counter by mode */
+	if (gt_arg_has("firmware-only"))
+		GT_CHECK_EQ("hw-none-unfiltered", hw_mask, 0);
+	else
+		GT_CHECK_BITS("hw-has-cycle-instret", hw_mask, 5, 5);
+	/* the layout the configuration's machine gives (bootargs, when it says) */
+	if (gt_arg_has("num="))
+		GT_CHECK_EQ("num-counters-expected", num, gt_arg_ul("num=", 0));
+	if (gt_arg_has("hw="))
+		GT_CHECK_EQ("hw-counters-expected", __builtin_popcountl(hw_mask),
+			    gt_arg_ul("hw=", 0));
 	/*
 	 * Without Sscofpmf the host cannot keep the hypervisor out of its
 	 * programmable counters (OpenSBI sets their inhibit bits only with it):
