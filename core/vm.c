@@ -150,7 +150,14 @@ void vm_request_stop(struct vm *vm, enum vm_stop_kind kind, const char *why)
 		return;
 	vm->stop_kind = kind;
 	console_guest_flush(vm);
-	hv_printf("pmuvisor: guest %s %s\n", vm->name, why);
+	/*
+	 * A guest can reboot thousands of times a second, and the hypervisor's
+	 * lines wait for the UART: the 1st, 2nd, 4th, 8th, ... reboot is said
+	 */
+	if (kind != VM_STOP_REBOOT)
+		hv_printf("pmuvisor: guest %s %s\n", vm->name, why);
+	else if (vm->reboots++, !(vm->reboots & (vm->reboots - 1)))
+		hv_printf("pmuvisor: guest %s %s (%lu so far)\n", vm->name, why, vm->reboots);
 	for (unsigned int i = 0; i < vm->nr_vcpus; i++)
 		vcpu_kick(vm->vcpus[i]);
 	this_hart()->resched = true;

@@ -28,6 +28,7 @@ struct vm {
 	uint64_t entry_gpa, fdt_gpa;
 	volatile int state;
 	int stop_kind;
+	unsigned long reboots; /* asked for so far */
 	volatile int live_vcpus;
 	uint64_t watchdog_ticks;    /* from watchdog-ms; 0: no watchdog */
 	volatile uint64_t last_sbi; /* time of the guest's last SBI call */

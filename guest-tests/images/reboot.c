@@ -16,7 +16,7 @@
  * Boot 1 and 2 each configure a firmware counter and start an instructions
  * counter (under -icount on 2 harts its hart then holds the token), set a
  * snapshot area, change a word of their .data, and ask for a reboot (cold,
- * then warm); boot 3 checks and shuts down.
+ * then warm); boot 6 checks and shuts down.
  */
 #include "guest-tests/lib/gt.h"
 #include "guest-tests/lib/pmu.h"
@@ -24,7 +24,7 @@
 GT_IMAGE("reboot");
 
 #define MAGIC	  0x7265626f6f74UL /* "reboot" */
-#define BOOTS	  3
+#define BOOTS	  6
 #define DATA_INIT 0x1234UL
 /* A reboot's start, from the SRST call to the next boot's first check (measured: ~0.2 ms) */
 #define MAX_REBOOT_US 5000
