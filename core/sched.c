@@ -276,11 +276,12 @@ again:
 		if (state == VCPU_START_PENDING || state == VCPU_SUSPENDED_NR) {
 			if (hart_loaded(h) == v)
 				sched_unload(h);
-			vcpu_arch_reset(&v->arch, v->id,
-					state == VCPU_START_PENDING ? v->start_pc : v->resume_pc,
-					v->start_arg);
-			if (state == VCPU_START_PENDING)
+			if (state == VCPU_START_PENDING) {
+				vcpu_arch_reset(&v->arch, v->id, v->start_pc, v->start_arg);
 				vcpu_arch_clear_guest_file(&v->arch);
+			} else {
+				vcpu_arch_resume(&v->arch, v->id, v->resume_pc, v->start_arg);
+			}
 		}
 		v->state = VCPU_RUNNABLE;
 	}

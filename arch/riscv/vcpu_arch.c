@@ -161,6 +161,24 @@ void vcpu_arch_reset(struct vcpu_arch *a, unsigned long hartid, unsigned long pc
 	a->fp_live = true;
 }
 
+/*
+ * What woke the vCPU stays pending and its SBI timer armed: natively both
+ * are the hart's and the firmware's state, which a non-retentive suspend
+ * keeps; only the vCPU's registers start afresh.
+ */
+void vcpu_arch_resume(struct vcpu_arch *a, unsigned long hartid, unsigned long pc, unsigned long a1)
+{
+	unsigned long hvip = a->hvip, vstimecmp = a->vstimecmp, timer_next = a->timer_next;
+	bool soft = a->lcofi_soft, in_hvip = a->lcofi_in_hvip;
+
+	vcpu_arch_reset(a, hartid, pc, a1);
+	a->hvip = hvip;
+	a->vstimecmp = vstimecmp;
+	a->timer_next = timer_next;
+	a->lcofi_soft = soft;
+	a->lcofi_in_hvip = in_hvip;
+}
+
 void vcpu_arch_load(struct vcpu_arch *a, unsigned long hgatp)
 {
 	if (unlikely(vmid_shared(hgatp)))

@@ -99,8 +99,11 @@ void vcpu_arch_hart_init(void);
  */
 void vcpu_arch_limit_vmid_bits(unsigned int bits);
 
-/* A vCPU from reset (HSM start, non-retentive resume): a0 = hartid, a1, at pc */
+/* A vCPU from reset (HSM start): a0 = hartid, a1, at pc */
 void vcpu_arch_reset(struct vcpu_arch *a, unsigned long hartid, unsigned long pc, unsigned long a1);
+/* The non-retentive suspend's resume: as a reset, its pending interrupts and timer kept */
+void vcpu_arch_resume(struct vcpu_arch *a, unsigned long hartid, unsigned long pc,
+		      unsigned long a1);
 /* Its state into this hart's CSRs, in the VM's G-stage (hgatp); it is the hart's loaded one */
 void vcpu_arch_load(struct vcpu_arch *a, unsigned long hgatp);
 /* ... and back out of them: the hart has none loaded */

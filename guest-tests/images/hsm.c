@@ -85,7 +85,10 @@ static void resumed(unsigned long hartid, unsigned long opaque)
 	GT_CHECK_BITS("nonret-resume-sie", gt_this_hart()->entry_sstatus, SSTATUS_SIE, 0);
 	GT_CHECK_EQ("nonret-resume-satp", gt_this_hart()->entry_satp, 0);
 	GT_CHECK_GE("nonret-resume-after-deadline", gt_rdtime(), resume_deadline);
+	/* what woke it is still pending, as natively: the SBI timer stays armed */
+	GT_CHECK_BITS("nonret-resume-stip-pending", csr_read(sip), SIP_STIP, SIP_STIP);
 	gt_sbi_set_timer(-1ULL);
+	GT_CHECK_BITS("nonret-resume-stip-cleared", csr_read(sip), SIP_STIP, 0);
 	gt_exit();
 }
 
