@@ -85,7 +85,7 @@ SIDES = ("native", "guest")
 # workaround but other-harts: docs/quirks.md), to show what exclusive counting costs; its
 # counts then include the other hart's instructions
 NOEXCL = "guest-noexcl"
-NOEXCL_QUIRKS = "pmu-quirks=stale-deadline,event-map,bias,tlb-overflow"
+NOEXCL_QUIRKS = "pmu-quirks=stale-deadline,event-map,bias,tlb-overflow,near-top"
 
 
 RE_PREFIX = re.compile(r"^\[e2e\] ?")

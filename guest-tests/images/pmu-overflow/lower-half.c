@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/* pmu-overflow: counters started below 2^63, where QEMU could loop (quirk 5) */
+/* pmu-overflow: counters started below 2^63, where QEMU could loop (quirk bias) */
 #include "guest-tests/images/pmu-overflow/pmu-overflow.h"
 
 /*
