@@ -108,7 +108,7 @@ UNIT = {k: u for k, _, _, u in MEASURES + SYSTEM_WIDE}
 
 
 def target(key, ratio):
-    """issue 29's target of a ratio ("after": guest after / guest before, "before" and "after"
+    """the target of a ratio ("after": guest after / guest before, "before" and "after"
     guest / native in that phase), None: none"""
     if key == "record-samples":
         return None
@@ -182,6 +182,12 @@ def prompt_boot(name, rnd, args):
         return {}
     print(f"walltime: {name} prompt boot {rnd}: prompt {at[0][0]:.2f}", flush=True)
     return {"prompt": at[0][0], "prompt#cpu": at[0][1]}
+
+
+def rotated(names, k):
+    """names, starting at its k-th (modulo): no session always boots first, alone on the
+    host, or always right after the same other session"""
+    return names[k % len(names):] + names[:k % len(names)]
 
 
 class Turns:
@@ -294,7 +300,8 @@ def run_session(name, rnd, args, turns, at_prompt):
 
 def run_round(names, rnd, args):
     """{session: run_session()} of one round: the sessions boot one after another, each while
-    the others wait at their prompt, then take their commands in turn (Turns)"""
+    the others wait at their prompt (which session boots first rotates from round to round),
+    then take their commands in turn (Turns)"""
     got, turns, threads = {}, Turns(names, len(session_steps())), []
 
     def session(n, shown):
@@ -303,7 +310,7 @@ def run_round(names, rnd, args):
         finally:  # its turns go to the others
             turns.gone(n)
             shown.set()
-    for n in names:
+    for n in rotated(names, rnd):
         shown = threading.Event()
         threads.append(threading.Thread(target=session, args=(n, shown)))
         threads[-1].start()
@@ -446,7 +453,7 @@ def main():
         for n in names:
             got[n].append(got_rnd.get(n, {}))
         for i in range(args.prompt_boots):
-            for n in names:
+            for n in rotated(names, rnd * args.prompt_boots + i):
                 prompts[n].append(prompt_boot(n, rnd * args.prompt_boots + i, args))
 
     wall, missed = table(names, got, prompts, False)
@@ -456,7 +463,7 @@ def main():
           f"-smp 2 -icount shift=0, -m 1G natively and {mem} under pmuvisor (for its guest's 1 "
           "GiB); medians (min-max) of the rounds, of every run for us/op, "
           "of every boot for the prompt. "
-          "Targets (issue 29): guest / native "
+          "Targets: guest / native "
           "<= 1.3 for the prompt and the high-rate recording, <= 1.2 otherwise; guest after / "
           "before <= 1.2.\n")
     print("\n".join(wall))
