@@ -14,6 +14,9 @@ comment lines in dts/tests/<name>.dts:
     // test: expect-stopped=<guest> <regex>      the guest must be stopped by the hypervisor, with
                                                  a `pmuvisor: guest <guest> ...` line matching regex
     // test: expect-summary=<k> ok, <j> failed   the final hypervisor line (default: all ok)
+    // test: workload=<guest>                    the guest only runs a workload (another guest or
+                                                 the profile checks): its TEST DONE counts no check
+                                                 (repeatable); any other guest's must count some
     // test: expect-log=<regex>                  some output line must match (repeatable)
     // test: expect-lines=<n> <regex>            exactly n different output lines match regex
                                                  (repeatable): a long output came out whole
@@ -89,7 +92,7 @@ def bundle_guests(bundle):
 # ---------------------------------------------------------------- options
 def dts_options(dts):
     opts = {"qemu-args": [], "timeout": None, "expect-stopped": {}, "expect-summary": None,
-            "linux": None, "expect-log": [], "expect-no-log": [],
+            "workload": set(), "linux": None, "expect-log": [], "expect-no-log": [],
             "expect-lines": [], "dialog": [], "expect-refused": None, "debug": False,
             "profile": [], "profile-overhead": None}
     if not os.path.isfile(dts):
@@ -107,6 +110,8 @@ def dts_options(dts):
             elif key == "expect-stopped":
                 guest, _, rx = val.partition(" ")
                 opts["expect-stopped"][guest] = re.compile(rx.strip() or ".")
+            elif key == "workload":
+                opts["workload"].add(val)
             elif key == "expect-summary":
                 m2 = re.match(r"(\d+) ok, (\d+) failed", val)
                 if not m2:
@@ -386,7 +391,7 @@ def run_config(bundle, res, args, debug=False):
         if opts["linux"] is not None:
             linux_checks(cfg, name, pg, opts, native, res, args)
         elif not opts["dialog"]:
-            check_done(name, image, pg, res, args)
+            check_done(name, image, pg, g in opts["workload"], res, args)
         want = "shutdown (reason=failure)" if pg["fail"] else "shutdown (reason=none)"
         if any(ln.endswith(want) for ln in hv):
             res.ok(f"{name}:shutdown", args.verbose)
@@ -419,7 +424,14 @@ def linux_native(cfg, bundle, opts, args):
     if "record" not in opts["linux"]:
         return None
     log = os.path.join(args.logs, os.path.basename(cfg) + "-native.log")
-    info = check_linux.run_native(args.build, opts["qemu-args"], mkbundle.bootargs(bundle), log)
+    # `-append` there is the hypervisor's bootargs; natively the guest's are the kernel's
+    qargs, words = [], iter(opts["qemu-args"])
+    for w in words:
+        if w == "-append":
+            next(words, None)
+        else:
+            qargs.append(w)
+    info = check_linux.run_native(args.build, qargs, mkbundle.bootargs(bundle), log)
     print(f"   native: {check_linux.summary(info)} ({info['wall']:.1f} s, log "
           f"{os.path.relpath(log, REPO)})")
     return info
@@ -431,9 +443,9 @@ def linux_checks(cfg, name, pg, opts, native, res, args):
     check_linux.check_guest(name, info, opts["linux"], res, args.verbose, native, args.build)
 
 
-def check_done(name, image, pg, res, args):
+def check_done(name, image, pg, workload, res, args):
     """A bare-metal test image: its TEST DONE line must match the PASS/FAIL lines seen, and
-    count at least one"""
+    count at least one, or none for a workload"""
     done = pg["done"]
     if done is None:
         hv = pg["hv"]
@@ -444,8 +456,9 @@ def check_done(name, image, pg, res, args):
                  f"but {pg['pass']} PASS and {pg['fail']} FAIL lines were seen")
     elif done[0] != image:
         res.fail(f"{name}:done", f"TEST DONE names image {done[0]}, configured {image}")
-    elif not done[1] + done[2]:
-        res.fail(f"{name}:done", f"TEST DONE {done[0]}: no check ran")
+    elif workload != (not done[1] + done[2]):
+        res.fail(f"{name}:done", f"TEST DONE {done[0]}: " +
+                 ("checks ran in a workload" if workload else "no check ran"))
     else:
         res.ok(f"{name}:done", args.verbose)
 

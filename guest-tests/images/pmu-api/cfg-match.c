@@ -44,6 +44,12 @@ void check_cfg_raw(void)
 	if (!gt_native())
 		GT_CHECK_EQ("cfg-raw-v2-answer-kind",
 			    r3.error == SBI_SUCCESS || r3.error == SBI_ERR_NOT_SUPPORTED, 1);
+	/* bootargs "raw=0": the machine counts no raw event (QEMU 10 knows none) */
+	if (gt_arg_has("raw=") && !gt_arg_ul("raw=", 1)) {
+		GT_CHECK_SBI("cfg-raw-unknown-to-machine", r1, SBI_ERR_NOT_SUPPORTED);
+		GT_CHECK_SBI("cfg-raw-v2-56bit-unknown-to-machine", r2, SBI_ERR_NOT_SUPPORTED);
+		GT_CHECK_SBI("cfg-raw-v2-unknown-to-machine", r3, SBI_ERR_NOT_SUPPORTED);
+	}
 	/* EVENT_GET_INFO answers as CFG_MATCH did: supported exactly when a counter was given */
 	if (!gt_native()) {
 		static struct gt_pmu_event_info raw[2] __attribute__((aligned(16)));
