@@ -168,6 +168,17 @@ void sched_put_counting(struct hart *h)
 	spin_unlock(&h->lock);
 }
 
+/*
+ * A hart about to idle or park (exclusive counting) puts a profiled vCPU
+ * first. Its sampling counter would stay enabled, and one count below its
+ * top it starves the harts that run (docs/quirks.md, near-top) until this
+ * one wakes.
+ */
+static bool sched_sampled_loaded(struct hart *h)
+{
+	return hart_loaded(h) && unstarve_put_idle(&hart_loaded(h)->vpmu);
+}
+
 /* The switch point: the outgoing vCPU's state is saved, the next one's loaded */
 static void sched_switch(struct hart *h, struct vcpu *next)
 {
@@ -512,6 +523,12 @@ void sched_run(struct hart *h)
 		if (h->excl_on) {
 			excl_wake_sleepers(h, now);
 			if (excl_blocked(h)) {
+				if (unlikely(sched_sampled_loaded(h))) {
+					spin_lock(&h->lock);
+					sched_unload(h);
+					h->resched = true; /* h->cur must be loaded again */
+					spin_unlock(&h->lock);
+				}
 				excl_park(h);
 				continue;
 			}
@@ -532,7 +549,7 @@ void sched_run(struct hart *h)
 				 * exclusive counting's release, ended every idle
 				 * sleep of this hart at once, for good.
 				 */
-				if (hart_loaded(h) && unstarve_put_idle(&hart_loaded(h)->vpmu))
+				if (sched_sampled_loaded(h))
 					sched_unload(h);
 				if (hart_loaded(h))
 					vcpu_arch_sync_timer(&hart_loaded(h)->arch);

@@ -19,9 +19,9 @@ extern bool unstarve_on;
 /* Boot hart, after the vPMU's probes: whether a hart may get no time at all */
 void unstarve_init(bool may_starve);
 /*
- * A hart about to idle with v loaded: whether to put it first. Its sampling
- * counter would stay enabled, and one count below its top it starves the
- * harts that run until this one wakes: a put stops it.
+ * A hart about to idle or park with v loaded: whether to put it first. Its
+ * sampling counter would stay enabled, and one count below its top it
+ * starves the harts that run until this one wakes: a put stops it.
  */
 static inline bool unstarve_put_idle(const struct vpmu *v)
 {
