@@ -5,12 +5,21 @@
 #include "core/lib.h"
 
 extern const struct sbi_ext sbi_ext_base, sbi_ext_time, sbi_ext_ipi, sbi_ext_rfence, sbi_ext_hsm,
-	sbi_ext_srst, sbi_ext_dbcn, sbi_ext_legacy, sbi_ext_legacy_shutdown, sbi_ext_pmu;
+	sbi_ext_srst, sbi_ext_dbcn, sbi_ext_legacy, sbi_ext_legacy_shutdown, sbi_ext_legacy_absent,
+	sbi_ext_legacy_reserved, sbi_ext_pmu;
 
-/* Every extension the guest sees; probe_extension and dispatch read this table only */
+/*
+ * Every extension the guest sees; probe_extension and dispatch read this
+ * table only. The legacy EIDs (0x00-0x0F) answer in a0 only, also those not
+ * offered (probed 0), as the spec's legacy calls keep every other register.
+ */
 static const struct sbi_ext *const sbi_exts[] = {
-	&sbi_ext_pmu,  &sbi_ext_time, &sbi_ext_ipi,  &sbi_ext_rfence, &sbi_ext_base,
-	&sbi_ext_dbcn, &sbi_ext_hsm,  &sbi_ext_srst, &sbi_ext_legacy, &sbi_ext_legacy_shutdown,
+	&sbi_ext_pmu,		&sbi_ext_time,
+	&sbi_ext_ipi,		&sbi_ext_rfence,
+	&sbi_ext_base,		&sbi_ext_dbcn,
+	&sbi_ext_hsm,		&sbi_ext_srst,
+	&sbi_ext_legacy,	&sbi_ext_legacy_shutdown,
+	&sbi_ext_legacy_absent, &sbi_ext_legacy_reserved,
 };
 
 /*

@@ -98,6 +98,9 @@ static struct sbi_ret legacy_handler(struct vcpu *vcpu, unsigned long eid, unsig
 	case SBI_EXT_0_1_SHUTDOWN:
 		vm_request_stop(vcpu->vm, VM_STOP_OK, "shutdown (legacy)");
 		return (struct sbi_ret){SBI_RET_NO_REPLY, 0};
+	default: /* not offered (sbi_ext_legacy_absent) */
+		ret = SBI_ERR_NOT_SUPPORTED;
+		break;
 	}
 	vcpu_ctx(vcpu)->regs[10] = (unsigned long)ret;
 	return (struct sbi_ret){SBI_RET_NO_REPLY, 0};
@@ -115,4 +118,27 @@ const struct sbi_ext sbi_ext_legacy_shutdown = {
 	.eid_max = SBI_EXT_0_1_SHUTDOWN,
 	.name = "legacy-shutdown",
 	.handler = legacy_handler,
+};
+
+static long legacy_absent_probe(struct vcpu *vcpu)
+{
+	(void)vcpu;
+	return 0;
+}
+
+/* The rest of the legacy range: probed 0, and a call says NOT_SUPPORTED in a0 only */
+const struct sbi_ext sbi_ext_legacy_absent = {
+	.eid_min = SBI_EXT_0_1_SEND_IPI,
+	.eid_max = SBI_EXT_0_1_REMOTE_SFENCE_VMA_ASID,
+	.name = "legacy-absent",
+	.handler = legacy_handler,
+	.probe = legacy_absent_probe,
+};
+
+const struct sbi_ext sbi_ext_legacy_reserved = {
+	.eid_min = SBI_EXT_0_1_SHUTDOWN + 1,
+	.eid_max = 0x0f,
+	.name = "legacy-reserved",
+	.handler = legacy_handler,
+	.probe = legacy_absent_probe,
 };

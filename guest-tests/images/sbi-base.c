@@ -103,8 +103,9 @@ void gt_main(unsigned long hartid, const void *fdt)
 		r = gt_sbi_call(SBI_EXT_0_1_CLEAR_IPI, 0, 0, 0x5678, 0, 0, 0, 0);
 		GT_CHECK_EQ("legacy-clear-ipi-a0", r.error, 0);
 		GT_CHECK_EQ("legacy-clear-ipi-a1-kept", r.value, 0x5678);
-		r = gt_sbi_call(SBI_EXT_0_1_SEND_IPI, 0, 0, 0, 0, 0, 0, 0);
+		r = gt_sbi_call(SBI_EXT_0_1_SEND_IPI, 0, 0, 0x9abc, 0, 0, 0, 0);
 		GT_CHECK_SBI("legacy-send-ipi-unsupported", r, SBI_ERR_NOT_SUPPORTED);
+		GT_CHECK_EQ("legacy-send-ipi-a1-kept", r.value, 0x9abc);
 	}
 
 	/* DBCN: a whole line in one write, bytes written = length */
