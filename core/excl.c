@@ -512,11 +512,19 @@ void excl_counting_starts(struct vcpu *v)
 	/* it counts from now on: its WFI must trap, lest it wait in VS-mode holding the token */
 	if (vcpu_arch_wfi_may_halt(&v->arch))
 		vcpu_arch_wfi_traps_now(&v->arch);
+	if (excl_mine(h))
+		return;
 	/* from the PMU lane too, which leaves hart_status at "guest": a hang here must say otherwise */
-	if (!excl_mine(h))
-		hart_set_doing(h, HART_HYPERVISOR);
+	hart_set_doing(h, HART_HYPERVISOR);
 	while (!excl_mine(h))
 		excl_acquire(h);
+	/*
+	 * Its parks took IPIs, maybe the one kicked for an interrupt another
+	 * hart posted it (vcpu_raise_irq kicks once), and the lane enters the
+	 * guest without looking at them: the kick again, to trap at entry.
+	 */
+	if (__atomic_load_n(&v->arch.pending_irqs, __ATOMIC_ACQUIRE))
+		timer_repost_ipi();
 }
 
 /*

@@ -170,7 +170,7 @@ void sched_put_counting(struct hart *h)
 
 /*
  * A hart about to idle or park (exclusive counting) puts a profiled vCPU
- * first. Its sampling counter would stay enabled, and one count below its
+ * first (not the PMU lane's vCPU waiting for the token: it is in its call). Its sampling counter would stay enabled, and one count below its
  * top it starves the harts that run (docs/quirks.md, near-top) until this
  * one wakes.
  */
@@ -577,6 +577,8 @@ void sched_run(struct hart *h)
 			    !excl_mine(h)) {
 				/* its counters start at load: with the token only */
 				h->resched = true;
+				if (sched_sampled_loaded(h))
+					sched_unload(h); /* it may park meanwhile */
 				spin_unlock(&h->lock);
 				excl_acquire(h);
 				continue;
