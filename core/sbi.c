@@ -24,7 +24,7 @@ static const struct sbi_ext *const sbi_exts[] = {
 
 /*
  * The low byte of every EID of the table is distinct (the spec's EIDs end in
- * different ASCII letters; the legacy ones are 0x00-0x08, BASE 0x10), so a
+ * different ASCII letters; the legacy ones are 0x00-0x0F, BASE 0x10), so a
  * call finds its row in one step instead of a walk. Built by sbi_init at
  * boot, before any guest runs; a table change that breaks the property
  * stops the boot (and the unit tests).

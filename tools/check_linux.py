@@ -48,7 +48,7 @@ PROBE_RES = [r"riscv-pmu-sbi: 22 firmware and 18 hardware counters",
              r"riscv-pmu-sbi: SBI PMU snapshot detected"]
 RE_NO_SSCOF = re.compile(r"riscv-pmu-sbi: Perf sampling/filtering is not supported")
 RE_SECTION = re.compile(r"^=== (.*?) ===")
-RE_STEP_FAILED = re.compile(r"^\[init\] '.*' exited with \d+$")
+RE_STEP_FAILED = re.compile(r"^\[init\] ('.*'|cmd \d+) exited with -?\d+$")
 # the start of a count line, cut before its run time: count, unit, event (seen: "5000002,,"
 # and "5000002,,instructions:u")
 RE_STAT_CUT = re.compile(r"^[0-9]+(,[^,]*){0,2}$")

@@ -13,10 +13,10 @@
  * line printed before a reboot would not be counted by the last boot's
  * TEST DONE line).
  *
- * Boot 1 and 2 each configure a firmware counter and start an instructions
+ * Boots 1 to 5 each configure a firmware counter and start an instructions
  * counter (under -icount on 2 harts its hart then holds the token), set a
- * snapshot area, change a word of their .data, and ask for a reboot (cold,
- * then warm); boot 6 checks and shuts down.
+ * snapshot area, change a word of their .data, and ask for a reboot (cold
+ * first, then warm); boot 6 checks and shuts down.
  */
 #include "guest-tests/lib/gt.h"
 #include "guest-tests/lib/pmu.h"
