@@ -22,14 +22,15 @@ void vcpu_kick(struct vcpu *v)
  * the bits before entry (sched_add). A full fence on each side: either that
  * hart's read sees the bit, or this one kicks that hart. The PMU lane does
  * not look at pending_irqs: it relies on the kick. A bit already pending was
- * kicked for by whoever set it, and v's hart has not taken it yet: no kick
+ * kicked for by whoever set it, and v's hart has not taken it yet: no IPI
  * again, or a guest sending IPIs in a loop to its vCPU that does not run
  * (stopped, or waiting for its turn) would interrupt that hart, and the
- * guest running there, at every call.
+ * guest running there, at every call. This hart's own kick costs nothing.
  */
 void vcpu_raise_irq(struct vcpu *v, unsigned long hvip_bit)
 {
-	if (__atomic_fetch_or(&v->arch.pending_irqs, hvip_bit, __ATOMIC_SEQ_CST) & hvip_bit)
+	if ((__atomic_fetch_or(&v->arch.pending_irqs, hvip_bit, __ATOMIC_SEQ_CST) & hvip_bit) &&
+	    v->hart != this_hart())
 		return;
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	vcpu_kick(v);
