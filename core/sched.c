@@ -170,9 +170,10 @@ void sched_put_counting(struct hart *h)
 
 /*
  * A hart about to idle or park (exclusive counting) puts a profiled vCPU
- * first (not the PMU lane's vCPU waiting for the token: it is in its call). Its sampling counter would stay enabled, and one count below its
- * top it starves the harts that run (docs/quirks.md, near-top) until this
- * one wakes.
+ * first (not the PMU lane's vCPU waiting for the token: it is in its call).
+ * Its sampling counter would stay enabled, and one count below its top it
+ * starves the harts that run (docs/quirks.md, near-top) until this one
+ * wakes.
  */
 static bool sched_sampled_loaded(struct hart *h)
 {

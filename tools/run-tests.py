@@ -240,7 +240,8 @@ def run_unit(path, res, args):
                  "last lines:\n" + last_lines(lines))
     elif rc != 0 and not failed:
         res.fail(name, f"exit status {rc} with no failed test")
-    print(f"   {passed} passed, {failed} failed" + (f" ({skipped} of them skipped)" if skipped else ""))
+    print(f"   {passed} passed, {failed} failed" +
+          (f" ({skipped} of them skipped)" if skipped else ""))
 
 
 def print_counts(res, before_p, before_f, elapsed, log):
