@@ -499,35 +499,6 @@ void excl_spin_nap(struct hart *h)
 }
 
 /*
- * v's hardware counters are about to start (SBI START on its own hart):
- * take the token first, so that they never run while another hart does.
- * vpmu calls this only while exclusive counting is on (vpmu_set_exclusive).
- */
-void excl_counting_starts(struct vcpu *v)
-{
-	struct hart *h = this_hart();
-
-	if (!excl_enabled)
-		return;
-	/* it counts from now on: its WFI must trap, lest it wait in VS-mode holding the token */
-	if (vcpu_arch_wfi_may_halt(&v->arch))
-		vcpu_arch_wfi_traps_now(&v->arch);
-	if (excl_mine(h))
-		return;
-	/* from the PMU lane too, which leaves hart_status at "guest": a hang here must say otherwise */
-	hart_set_doing(h, HART_HYPERVISOR);
-	while (!excl_mine(h))
-		excl_acquire(h);
-	/*
-	 * Its parks took IPIs, maybe the one kicked for an interrupt another
-	 * hart posted it (vcpu_raise_irq kicks once), and the lane enters the
-	 * guest without looking at them: the kick again, to trap at entry.
-	 */
-	if (__atomic_load_n(&v->arch.pending_irqs, __ATOMIC_ACQUIRE))
-		timer_repost_ipi();
-}
-
-/*
  * A kick to hart h (new work for it: a vCPU started, a guest to stop) waits
  * for the release while h is parked: h looks at its queue then. From now on
  * h waits for a turn, as a hart that parked with a live vCPU does: one that
@@ -586,17 +557,4 @@ void excl_init(bool counts_other_harts)
 bool excl_taken(void)
 {
 	return excl_owner(__atomic_load_n(&excl_token, __ATOMIC_ACQUIRE)) >= 0;
-}
-
-/*
- * The PMU lane's question (core/lane.c), out of its line: the vCPU keeps
- * counting within the turn it holds, or keeps not counting without the token
- */
-bool excl_unchanged(struct hart *h, struct vcpu *v, bool was_counting)
-{
-	bool counting = vpmu_counting(&v->vpmu);
-
-	if (counting != was_counting)
-		return false;
-	return counting ? excl_mine(h) && timer_now() < h->excl.turn_end : !excl_mine(h);
 }

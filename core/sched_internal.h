@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Private to the scheduler (core/sched.c, core/lane.c, core/boot_sync.c):
+ * Private to the scheduler (core/sched.c, sched_steal.c, lane.c, boot_sync.c):
  * what the loop saw when it chose the vCPU, the tests that tell whether an
  * exit changed any of it, and the bookkeeping around a guest entry. Inline:
  * the trap vector's short way (core/lane.c) runs them after every SBI call,
@@ -15,6 +15,15 @@
 #include "core/hart.h"
 #include "core/vcpu.h"
 #include "core/vm.h"
+
+/* Harts sleeping with nothing to run: a busy hart wakes one to take work (sched_offer_work) */
+extern volatile unsigned long idle_harts;
+/*
+ * A hart with nothing to run (core/sched_steal.c): whether it took a vCPU
+ * of another hart; if not, it is in idle_harts, and takes itself out after
+ * its sleep
+ */
+bool sched_steal_or_say_idle(struct hart *h);
 
 /* What the scheduler arms the timer and chooses from: sched_fast_return compares with it */
 static inline void sched_see(struct hart *h, const struct vcpu *v)
