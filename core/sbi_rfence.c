@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * SBI RFENCE for guests. A guest's "sfence.vma" on other harts is an
- * hfence.vvma for the guest's VMID on every physical hart that runs one of
- * the target vCPUs; OpenSBI performs it for us, taking the VMID from the
- * hgatp of the calling hart, which holds this guest's while we handle its
- * ecall. The guest has no H extension, so the HFENCE functions are absent.
+ * hfence.vvma for the guest's VMID on every physical hart that holds one of
+ * the target vCPUs loaded; OpenSBI performs it for us, taking the VMID from
+ * the hgatp of the calling hart, which holds this guest's while we handle
+ * its ecall. A target vCPU no hart holds is fenced at its next load
+ * (vcpu_arch_load drops its VMID's translations, and does a FENCE.I asked
+ * for), so a guest fencing its vCPUs that do not run interrupts no other
+ * guest's hart. The guest has no H extension, so the HFENCE functions are
+ * absent.
  */
 #include "core/excl.h"
 #include "core/hart.h"
@@ -50,9 +54,20 @@ static struct sbi_ret rfence_handler(struct vcpu *vcpu, unsigned long eid, unsig
 	for (unsigned int i = 0; i < vm->nr_vcpus; i++) {
 		if (!(targets & (1UL << i)))
 			continue;
-		hmask |= 1UL << vm->vcpus[i]->hart->hartid;
+		if (fid == SBI_EXT_RFENCE_REMOTE_FENCE_I)
+			vcpu_arch_request_fence_i(&vm->vcpus[i]->arch);
 		vcpu_fw_event(vcpu, k->fw_sent);
 		vcpu_fw_event(vm->vcpus[i], k->fw_rcvd);
+	}
+	/* the guest's stores, and the requests, before the look at the harts (vcpu_arch_load) */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	for (unsigned int i = 0; i < vm->nr_vcpus; i++) {
+		/* a vCPU loaded stays in its hart's queue (core/sched_steal.c) */
+		const struct hart *h = __atomic_load_n(&vm->vcpus[i]->hart, __ATOMIC_RELAXED);
+
+		if ((targets & (1UL << i)) &&
+		    __atomic_load_n(&h->arch.loaded, __ATOMIC_RELAXED) == &vm->vcpus[i]->arch)
+			hmask |= 1UL << h->hartid;
 	}
 	hmask = excl_fence_now(hmask);
 	if (!hmask)

@@ -65,6 +65,8 @@ static bool steal(struct hart *h)
 
 			if (!v)
 				continue;
+			/* the guest's FENCE.Is so far were the other hart's */
+			vcpu_arch_request_fence_i(&v->arch);
 			sched_add(h, v);
 			/* verbose only: on a guest's console (an interactive shell) they are noise */
 			if (v->moves++ < 4 && host.verbose)

@@ -51,11 +51,16 @@ static inline void hfence_gvma_vmid0(void)
 	asm volatile("li t0, 0\n\t.word 0x62500073" ::: "t0", "memory");
 }
 
+static inline void fence_i(void)
+{
+	asm volatile("fence.i" ::: "memory");
+}
+
 /* What a remote fence for guests does on this hart: every VS-stage translation, and fence.i */
 static inline void hart_fence_guests(void)
 {
 	hfence_vvma_all();
-	asm volatile("fence.i" ::: "memory");
+	fence_i();
 }
 
 #endif

@@ -137,7 +137,7 @@ static __attribute__((cold)) unsigned long share_vmid0(unsigned long hgatp)
 void vcpu_arch_reset(struct vcpu_arch *a, unsigned long hartid, unsigned long pc, unsigned long a1)
 {
 	unsigned long nr_lcofi = a->nr_lcofi, nr_dropped = a->nr_lcofi_dropped;
-	bool by_software = a->lcofi_by_software;
+	bool by_software = a->lcofi_by_software, fence_i = a->fence_i_pending;
 	unsigned long pending = a->pending_irqs;
 	unsigned int file = a->guest_file;
 
@@ -146,6 +146,7 @@ void vcpu_arch_reset(struct vcpu_arch *a, unsigned long hartid, unsigned long pc
 	a->nr_lcofi = nr_lcofi;
 	a->nr_lcofi_dropped = nr_dropped;
 	a->lcofi_by_software = by_software;
+	a->fence_i_pending = fence_i;
 	a->guest_file = (uint8_t)file;
 	a->ctx.regs[10] = hartid;
 	a->ctx.regs[11] = a1;
@@ -204,10 +205,20 @@ void vcpu_arch_load(struct vcpu_arch *a, unsigned long hgatp)
 		fpu_restore(a->fp);
 		a->fp_live = false;
 	}
-	/* vCPUs of one VM share its VMID: drop translations another vCPU left */
-	hfence_vvma_all();
 	/* from here an LCOFI raised for it (vpmu's load, next) goes into the CSRs */
-	this_arch_hart()->loaded = a;
+	__atomic_store_n(&this_arch_hart()->loaded, a, __ATOMIC_RELAXED);
+	/*
+	 * Loaded, then fenced: a guest's remote fence either sees it loaded and
+	 * fences this hart, or was asked before and is done here
+	 * (core/sbi_rfence.c). The VM's vCPUs share its VMID: this also drops
+	 * translations another vCPU left.
+	 */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	hfence_vvma_all();
+	if (__atomic_load_n(&a->fence_i_pending, __ATOMIC_RELAXED)) {
+		__atomic_store_n(&a->fence_i_pending, false, __ATOMIC_RELAXED);
+		fence_i();
+	}
 }
 
 void vcpu_arch_put(struct vcpu_arch *a)
@@ -235,7 +246,7 @@ void vcpu_arch_put(struct vcpu_arch *a)
 	 * would wake at once from every sleep (QEMU's wfi looks at VSTIP & hie).
 	 */
 	csr_write(CSR_VSIE, 0);
-	this_arch_hart()->loaded = NULL;
+	__atomic_store_n(&this_arch_hart()->loaded, NULL, __ATOMIC_RELAXED);
 }
 
 void vcpu_arch_sync_timer(struct vcpu_arch *a)

@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * ipi-flood: a guest that sends SBI IPIs in a loop to one of its vCPUs that
- * never runs (never started) must not slow the guest that runs on that
- * vCPU's hart: the IPI stays pending for the vCPU, and its hart is
- * interrupted once, not at every call. Two guests; bootargs name the role,
- * times are ms of rdtime since the machine started:
- *   "flooder from=<a> to=<b> min-calls=<n>"  vCPU 0 works until a, then sends
- *                  IPIs to its vCPU 1 (placed on the other hart, never started)
- *                  until b, at least n of them (each one that made the host
- *                  send an IPI cost more)
+ * ipi-flood: a guest that sends SBI IPIs, or remote fences, in a loop to one
+ * of its vCPUs that never runs (never started) must not slow the guest that
+ * runs on that vCPU's hart: an IPI stays pending for the vCPU, and its hart
+ * is interrupted once, not at every call; a fence waits for the vCPU's first
+ * load. Two guests; bootargs name the role, times are ms of rdtime since the
+ * machine started:
+ *   "flooder from=<a> to=<b> min-calls=<n> [rfence]"  vCPU 0 works until a,
+ *                  then sends IPIs (rfence: REMOTE_SFENCE_VMA, _ASID and
+ *                  FENCE_I in turn) to its vCPU 1 (placed on the other hart,
+ *                  never started) until b, at least n of them (each one that
+ *                  made the host interrupt that hart cost more)
  *   "victim quiet-from=<a> quiet-to=<b> flood-from=<c> flood-to=<d> min-pct=<p>"
  *                  works in a loop of ~2,000 instructions until d, counts
  *                  its loops in [a, b) and in [c, d), and checks that its
@@ -34,19 +36,25 @@ static uint64_t at_ms(unsigned long ms)
 static void flood(void)
 {
 	uint64_t from = at_ms(gt_arg_ul("from=", 0)), to = at_ms(gt_arg_ul("to=", 0));
+	bool rfence = gt_arg_has("rfence");
 	unsigned long calls = 0, bad = 0;
 
 	GT_CHECK_EQ("flood-starts-before-from", gt_rdtime() < from, 1);
 	while (gt_rdtime() < from)
 		spin(2000);
 	while (gt_rdtime() < to) {
-		bad += gt_sbi_call(SBI_EXT_IPI, SBI_EXT_IPI_SEND_IPI, 2, 0, 0, 0, 0, 0).error !=
-		       SBI_SUCCESS;
+		struct sbi_ret r;
+
+		if (!rfence)
+			r = gt_sbi_call(SBI_EXT_IPI, SBI_EXT_IPI_SEND_IPI, 2, 0, 0, 0, 0, 0);
+		else /* FENCE_I, SFENCE_VMA, _ASID: the whole space (size -1), ASID 0 */
+			r = gt_sbi_call(SBI_EXT_RFENCE, calls % 3, 2, 0, 0, -1UL, 0, 0);
+		bad += r.error != SBI_SUCCESS;
 		calls++;
 	}
-	gt_printf("ipi-flood: flood: %lu IPIs to vCPU 1 in %lu ms\n", calls,
-		  gt_ticks_to_us(to - from) / 1000);
-	GT_CHECK_EQ("flood-ipis-sent", bad, 0);
+	gt_printf("ipi-flood: flood: %lu %s to vCPU 1 in %lu ms\n", calls,
+		  rfence ? "remote fences" : "IPIs", gt_ticks_to_us(to - from) / 1000);
+	GT_CHECK_EQ("flood-calls-succeed", bad, 0);
 	GT_CHECK_GE("flood-calls", calls, gt_arg_ul("min-calls=", 1000));
 	gt_exit();
 }
