@@ -213,7 +213,7 @@ static void model_stop(unsigned int i, void *arg)
 		model[i].known = false;
 }
 
-static void model_call(struct vpmu *v, unsigned long fid, const unsigned long *a, struct sbi_ret r)
+static void model_call(unsigned long fid, const unsigned long *a, struct sbi_ret r)
 {
 	switch (fid) {
 	case SBI_EXT_PMU_COUNTER_CFG_MATCH:
@@ -248,7 +248,28 @@ static void model_call(struct vpmu *v, unsigned long fid, const unsigned long *a
 	default:
 		break;
 	}
-	(void)v;
+}
+
+/*
+ * One SBI PMU call as a guest makes it (a long EVENT_GET_INFO comes back in
+ * slices: the guest asks again), its error code one the spec allows, and
+ * the model told what it did
+ */
+static struct sbi_ret checked_call(struct vpmu *v, unsigned long fid, const unsigned long *args)
+{
+	struct sbi_ret r = vpmu_sbi_call(v, fid, args);
+
+	for (unsigned int k = 0; fid == SBI_EXT_PMU_EVENT_GET_INFO && r.error == VPMU_RET_RESTART;
+	     k++) {
+		CHECK(k < 64); /* the fake's RAM holds at most 4096 entries */
+		r = vpmu_sbi_call(v, fid, args);
+	}
+	if (!allowed(fid, r.error)) {
+		fprintf(stderr, "fid %lu -> error %ld\n", fid, r.error);
+		abort();
+	}
+	model_call(fid, args, r);
+	return r;
 }
 
 /* The events the fake hardware counted go to the counters placed there */
@@ -310,7 +331,6 @@ static void well_formed_call(struct vpmu *v, unsigned int op, struct input *in)
 {
 	unsigned long args[6] = {0, 0, 0, 0, 0, 0}, fid;
 	unsigned int i, n = 0, pick = byte(in), configured[64];
-	struct sbi_ret r;
 
 	for (i = 0; i < vpmu_num_total() && i < 64; i++)
 		if (i != 1 && v->ctr[i].state != VPMU_CTR_UNCONFIGURED &&
@@ -336,12 +356,7 @@ static void well_formed_call(struct vpmu *v, unsigned int op, struct input *in)
 			args[2] = byte(in) % 2 ? 0 : SBI_PMU_STOP_FLAG_RESET;
 		}
 	}
-	r = vpmu_sbi_call(v, fid, args);
-	if (!allowed(fid, r.error)) {
-		fprintf(stderr, "fid %lu -> error %ld\n", fid, r.error);
-		abort();
-	}
-	model_call(v, fid, args, r);
+	checked_call(v, fid, args);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -393,19 +408,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 			for (k = 0; k < 6; k++)
 				args[k] = arg(&in);
-			r = vpmu_sbi_call(v, fid, args);
-			/* a long EVENT_GET_INFO comes back in slices: the guest asks again */
-			for (k = 0;
-			     fid == SBI_EXT_PMU_EVENT_GET_INFO && r.error == VPMU_RET_RESTART;
-			     k++) {
-				CHECK(k < 64); /* the fake's RAM holds at most 4096 entries */
-				r = vpmu_sbi_call(v, fid, args);
-			}
-			if (!allowed(fid, r.error)) {
-				fprintf(stderr, "fid %lu -> error %ld\n", fid, r.error);
-				abort();
-			}
-			model_call(v, fid, args, r);
+			r = checked_call(v, fid, args);
 			if (fid == SBI_EXT_PMU_COUNTER_CFG_MATCH && !r.error)
 				CHECK(r.value < vpmu_num_total() &&
 				      v->ctr[r.value].state != VPMU_CTR_UNCONFIGURED);
