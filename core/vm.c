@@ -114,9 +114,6 @@ int vm_boot(struct vm *vm)
 			return -1;
 		}
 	}
-	/* fetches see stores only after a FENCE.I on the fetching hart: the image is new code */
-	for (unsigned int i = 0; i < vm->nr_vcpus; i++)
-		vcpu_arch_request_fence_i(&vm->vcpus[i]->arch);
 	fdt = vm_gpa_to_hva(vm, vm->fdt_gpa, GUEST_FDT_MAX);
 	if (guest_fdt_build(vm, fdt, GUEST_FDT_MAX, initrd_gpa, cfg->initrd_size)) {
 		hv_printf("pmuvisor: guest %s: cannot build its device tree\n", vm->name);

@@ -137,7 +137,7 @@ static __attribute__((cold)) unsigned long share_vmid0(unsigned long hgatp)
 void vcpu_arch_reset(struct vcpu_arch *a, unsigned long hartid, unsigned long pc, unsigned long a1)
 {
 	unsigned long nr_lcofi = a->nr_lcofi, nr_dropped = a->nr_lcofi_dropped;
-	bool by_software = a->lcofi_by_software, fence_i = a->fence_i_pending;
+	bool by_software = a->lcofi_by_software;
 	unsigned long pending = a->pending_irqs;
 	unsigned int file = a->guest_file;
 
@@ -146,7 +146,8 @@ void vcpu_arch_reset(struct vcpu_arch *a, unsigned long hartid, unsigned long pc
 	a->nr_lcofi = nr_lcofi;
 	a->nr_lcofi_dropped = nr_dropped;
 	a->lcofi_by_software = by_software;
-	a->fence_i_pending = fence_i;
+	/* a fresh start fetches its code anew; a request in flight is not lost to the memset */
+	a->fence_i_pending = 1;
 	a->guest_file = (uint8_t)file;
 	a->ctx.regs[10] = hartid;
 	a->ctx.regs[11] = a1;
@@ -180,6 +181,13 @@ void vcpu_arch_resume(struct vcpu_arch *a, unsigned long hartid, unsigned long p
 	a->lcofi_in_hvip = in_hvip;
 }
 
+/* Taken, not cleared: a request that comes meanwhile stays for the next load */
+static __attribute__((cold)) void take_fence_i(struct vcpu_arch *a)
+{
+	if (__atomic_exchange_n(&a->fence_i_pending, 0, __ATOMIC_ACQUIRE))
+		fence_i();
+}
+
 void vcpu_arch_load(struct vcpu_arch *a, unsigned long hgatp)
 {
 	if (unlikely(vmid_shared(hgatp)))
@@ -206,7 +214,7 @@ void vcpu_arch_load(struct vcpu_arch *a, unsigned long hgatp)
 		a->fp_live = false;
 	}
 	/* from here an LCOFI raised for it (vpmu's load, next) goes into the CSRs */
-	__atomic_store_n(&this_arch_hart()->loaded, a, __ATOMIC_RELAXED);
+	this_arch_hart()->loaded = a;
 	/*
 	 * Loaded, then fenced: a guest's remote fence either sees it loaded and
 	 * fences this hart, or was asked before and is done here
@@ -215,10 +223,8 @@ void vcpu_arch_load(struct vcpu_arch *a, unsigned long hgatp)
 	 */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	hfence_vvma_all();
-	if (__atomic_load_n(&a->fence_i_pending, __ATOMIC_RELAXED)) {
-		__atomic_store_n(&a->fence_i_pending, false, __ATOMIC_RELAXED);
-		fence_i();
-	}
+	if (unlikely(__atomic_load_n(&a->fence_i_pending, __ATOMIC_RELAXED)))
+		take_fence_i(a);
 }
 
 void vcpu_arch_put(struct vcpu_arch *a)
@@ -246,7 +252,7 @@ void vcpu_arch_put(struct vcpu_arch *a)
 	 * would wake at once from every sleep (QEMU's wfi looks at VSTIP & hie).
 	 */
 	csr_write(CSR_VSIE, 0);
-	__atomic_store_n(&this_arch_hart()->loaded, NULL, __ATOMIC_RELAXED);
+	this_arch_hart()->loaded = NULL;
 }
 
 void vcpu_arch_sync_timer(struct vcpu_arch *a)

@@ -30,7 +30,6 @@ struct vcpu_arch {
 	bool lcofi_in_hvip;	/* hvip path: an LCOFI was raised and may still be pending */
 	bool fp_live;		/* fp[] holds the state, not the hart */
 	bool lcofi_by_software; /* the core's choice: never through hvip (kept across resets) */
-	bool fence_i_pending;	/* a guest's remote FENCE.I waits for its next load (kept) */
 	/*
 	 * AIA: the guest interrupt file of its (pinned) hart it owns, as an
 	 * hgeie bit and hstatus.VGEIN (0: none; kept across resets), and the
@@ -38,6 +37,8 @@ struct vcpu_arch {
 	 */
 	uint8_t guest_file;
 	uint16_t vsiselect;
+	/* a FENCE.I waits for its next load (vcpu_arch_request_fence_i); a word: amoswap.w */
+	uint32_t fence_i_pending;
 	unsigned long nr_lcofi;		/* virtual LCOFIs raised, for statistics */
 	unsigned long nr_lcofi_dropped; /* software LCOFIs dropped before delivery */
 };
@@ -112,15 +113,16 @@ void vcpu_arch_put(struct vcpu_arch *a);
 
 /*
  * A FENCE.I at the vCPU's next load, on whichever hart: for code stored
- * before (a guest image written, a guest's remote FENCE.I while no hart
- * holds the vCPU loaded), or FENCE.Is done on another hart (it moved). A
- * remote fence then looks where the vCPU is loaded (a full fence between):
- * either that load sees the request, or the caller sees the vCPU loaded and
- * fences its hart.
+ * before (a guest's remote FENCE.I while no hart holds the vCPU loaded;
+ * every reset asks too, for the guest image a boot wrote), or FENCE.Is done
+ * on another hart (it moved). A remote fence then looks where the vCPU is
+ * loaded (a full fence between): either that load sees the request, or the
+ * caller sees the vCPU loaded and fences its hart.
  */
 static inline void vcpu_arch_request_fence_i(struct vcpu_arch *a)
 {
-	__atomic_store_n(&a->fence_i_pending, true, __ATOMIC_RELAXED);
+	/* after the code stores: the load that takes the request fences after them */
+	__atomic_store_n(&a->fence_i_pending, 1, __ATOMIC_RELEASE);
 }
 /* Before every entry: interrupts other harts raised, LCOFI first, the non-Sstc timer */
 void vcpu_arch_prepare_entry(struct vcpu_arch *a);

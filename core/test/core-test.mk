@@ -8,7 +8,7 @@ CORE_TEST_LIBS    := -lfdt -lcmocka -lpthread
 CORE_TEST_HDRS    := $(wildcard core/*.h arch/riscv/*.h core/test/stubs/arch/riscv/*.h)
 
 CORE_TESTS := core-config core-config-guest core-mm core-gstage core-sbi core-console core-entropy core-lane core-vcpu core-hsm core-excl core-unstarve \
-	      core-guest-va
+	      core-rfence core-guest-va
 
 core-test-config_SRCS  := core/test/test_config.c core/test/config_dt.c core/config.c \
 			  core/test/stubs.c
@@ -23,6 +23,8 @@ core-test-entropy_SRCS := core/test/test_entropy.c core/entropy.c
 core-test-lane_SRCS    := core/test/test_lane.c core/lane.c
 core-test-vcpu_SRCS    := core/test/test_vcpu.c core/vcpu.c
 core-test-hsm_SRCS     := core/test/test_hsm.c core/sbi_hsm.c
+core-test-rfence_SRCS  := core/test/test_rfence.c core/sbi_rfence.c core/sbi_hartmask.c \
+			  core/test/stubs.c
 # test_excl.c includes core/excl.c itself: it sets the token and the turn directly
 core-test-excl_SRCS    := core/test/test_excl.c core/test/stubs.c
 core-test-excl_DEPS    := core/excl.c
@@ -35,6 +37,7 @@ core-test-console_INC  := -I core/test/stubs
 core-test-lane_INC     := -I core/test/stubs
 core-test-vcpu_INC     := -I core/test/stubs
 core-test-hsm_INC      := -I core/test/stubs
+core-test-rfence_INC   := -I core/test/stubs
 core-test-excl_INC     := -I core/test/stubs
 core-test-unstarve_INC := -I core/test/stubs
 core-test-guest-va_INC := -I core/test/stubs

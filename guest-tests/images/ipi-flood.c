@@ -7,8 +7,8 @@
  * load. Two guests; bootargs name the role, times are ms of rdtime since the
  * machine started:
  *   "flooder from=<a> to=<b> min-calls=<n> [rfence]"  vCPU 0 works until a,
- *                  then sends IPIs (rfence: REMOTE_SFENCE_VMA, _ASID and
- *                  FENCE_I in turn) to its vCPU 1 (placed on the other hart,
+ *                  then sends IPIs (rfence: REMOTE_FENCE_I, SFENCE_VMA and
+ *                  _ASID in turn) to its vCPU 1 (placed on the other hart,
  *                  never started) until b, at least n of them (each one that
  *                  made the host interrupt that hart cost more)
  *   "victim quiet-from=<a> quiet-to=<b> flood-from=<c> flood-to=<d> min-pct=<p>"
