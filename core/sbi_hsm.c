@@ -99,7 +99,8 @@ static struct sbi_ret hsm_handler(struct vcpu *vcpu, unsigned long eid, unsigned
 			(unsigned long)hsm_state(
 				vcpu->vm->vcpus[array_index_nospec(args[0], vcpu->vm->nr_vcpus)])};
 	case SBI_EXT_HSM_HART_SUSPEND:
-		return hart_suspend(vcpu, args[0], args[1], args[2]);
+		/* suspend_type is a uint32_t: its register's upper half is not part of it */
+		return hart_suspend(vcpu, (uint32_t)args[0], args[1], args[2]);
 	default:
 		return (struct sbi_ret){SBI_ERR_NOT_SUPPORTED, 0};
 	}

@@ -190,7 +190,9 @@ void gt_main(unsigned long hartid, const void *fdt)
 	deadline = gt_rdtime() + 10 * ms;
 	gt_sbi_set_timer(deadline);
 	for (tries = 0; tries < 100; tries++) {
-		r = gt_sbi_hart_suspend(SBI_HSM_SUSPEND_RET_DEFAULT, 0, 0);
+		/* suspend_type is a uint32_t: the upper half of a0 is not part of it */
+		r = gt_sbi3(SBI_EXT_HSM, SBI_EXT_HSM_HART_SUSPEND,
+			    0xffffffff00000000UL | SBI_HSM_SUSPEND_RET_DEFAULT, 0, 0);
 		if (r.error || (csr_read(sip) & SIP_STIP))
 			break;
 	}
