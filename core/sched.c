@@ -177,8 +177,15 @@ again:
 		struct vm *vm = v->vm;
 		int state = __atomic_load_n(&v->state, __ATOMIC_ACQUIRE);
 
-		if (state == VCPU_DEAD)
+		if (state == VCPU_DEAD) {
+			/* a reload left to this hart, the asking vCPU's (struct vm) */
+			if (unlikely(vm->reboot_ready) && vm->reboot_on == h &&
+			    __atomic_exchange_n(&vm->reboot_ready, 0, __ATOMIC_ACQUIRE)) {
+				sched_reboot(h, vm);
+				goto again;
+			}
 			continue;
+		}
 		uint64_t last_sbi = vm->last_sbi; /* another hart may set it after `now` */
 
 		if (vm->watchdog_ticks && vm->state == VM_RUNNING && now > last_sbi &&
@@ -202,6 +209,11 @@ again:
 				continue;
 			if (vm->stop_kind != VM_STOP_REBOOT) {
 				vm_stopped(vm);
+				continue;
+			}
+			if (vm->reboot_on != h) {
+				__atomic_store_n(&vm->reboot_ready, 1, __ATOMIC_RELEASE);
+				hart_send_ipi(vm->reboot_on->hartid);
 				continue;
 			}
 			sched_reboot(h, vm);

@@ -149,6 +149,8 @@ void vm_request_stop(struct vm *vm, enum vm_stop_kind kind, const char *why)
 					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 		return;
 	vm->stop_kind = kind;
+	if (kind == VM_STOP_REBOOT)
+		vm->reboot_on = this_hart(); /* a vCPU of vm asks: its hart */
 	console_guest_flush(vm);
 	/*
 	 * A guest can reboot thousands of times a second, and the hypervisor's

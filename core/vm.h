@@ -16,6 +16,8 @@ enum vm_stop_kind { VM_STOP_OK, VM_STOP_FAILED, VM_STOP_REBOOT };
 
 struct vcpu;
 
+struct hart;
+
 struct vm {
 	struct vm_arch arch;
 	const struct vm_config *cfg;
@@ -29,6 +31,14 @@ struct vm {
 	volatile int state;
 	int stop_kind;
 	unsigned long reboots; /* asked for so far */
+	/*
+	 * A reboot's reload runs on the hart of the vCPU that asked for it,
+	 * not on whichever hart stops the last vCPU: that may be another
+	 * guest's, and a reload copies megabytes. reboot_ready: the last
+	 * vCPU stopped elsewhere, the reload waits for reboot_on (sched_poll).
+	 */
+	struct hart *reboot_on;
+	volatile int reboot_ready;
 	volatile int live_vcpus;
 	uint64_t watchdog_ticks;    /* from watchdog-ms; 0: no watchdog */
 	volatile uint64_t last_sbi; /* time of the guest's last SBI call */

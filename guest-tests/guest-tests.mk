@@ -38,6 +38,12 @@ $(GT_OUT)/%.bin: $(GT_OUT)/%.elf
 
 guest-images:: $(addprefix $(GT_OUT)/,$(addsuffix .bin,$(GT_IMAGES)))
 
+# 4 MiB of zeros: an initrd that makes a guest's (re)load long (dts/tests/reboot-elsewhere.dts)
+$(GT_OUT)/blob-4m.bin:
+	@mkdir -p $(dir $@)
+	head -c 4194304 /dev/zero > $@
+guest-images:: $(GT_OUT)/blob-4m.bin
+
 -include $(shell find $(GT_OUT) -name '*.d' 2>/dev/null)
 
 # prof-target: frame pointers and real calls, so that the hypervisor's profiler walks its chains

@@ -17,6 +17,9 @@
  * counter (under -icount on 2 harts its hart then holds the token), set a
  * snapshot area, change a word of their .data, and ask for a reboot (cold
  * first, then warm); boot 6 checks and shuts down.
+ *
+ * "loop until=<ms> min-boots=<n>": a reboot loop instead, cold reboots
+ * until rdtime passes <ms> ms, then a check of the number of boots.
  */
 #include "guest-tests/lib/gt.h"
 #include "guest-tests/lib/pmu.h"
@@ -74,6 +77,22 @@ static long set_up(volatile struct carry *c)
 	return r.error;
 }
 
+static void reboot_loop(volatile struct carry *c, unsigned long boots)
+{
+	if (gt_rdtime() < gt_us_to_ticks(gt_arg_ul("until=", 0) * 1000)) {
+		struct sbi_ret r =
+			gt_sbi2(SBI_EXT_SRST, SBI_EXT_SRST_RESET, SBI_SRST_RESET_TYPE_COLD_REBOOT,
+				SBI_SRST_RESET_REASON_NONE);
+
+		c->srst_returned = (unsigned long)r.error | 1;
+	}
+	gt_printf("reboot: %lu boots\n", boots);
+	GT_CHECK_EQ("srst-no-return", c->srst_returned, 0);
+	GT_CHECK_GE("loop-boots", boots, gt_arg_ul("min-boots=", 1));
+	c->magic = 0;
+	gt_exit();
+}
+
 void gt_main(unsigned long hartid, const void *fdt)
 {
 	volatile struct carry *c = carry();
@@ -88,6 +107,8 @@ void gt_main(unsigned long hartid, const void *fdt)
 		c->magic = MAGIC;
 	}
 	n = c->boots++;
+	if (gt_arg_has("loop"))
+		reboot_loop(c, n + 1);
 	c->data_seen[n] = data;
 	if (n) {
 		c->reboot_us[n] =
