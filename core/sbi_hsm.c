@@ -60,12 +60,14 @@ static long hsm_state(const struct vcpu *v)
 	}
 }
 
-static struct sbi_ret hart_suspend(struct vcpu *vcpu, unsigned long type, unsigned long resume,
+/* suspend_type is a uint32_t: its register's upper half is not part of it */
+static struct sbi_ret hart_suspend(struct vcpu *vcpu, uint32_t suspend_type, unsigned long resume,
 				   unsigned long opaque)
 {
-	if (type != SBI_HSM_SUSPEND_RET_DEFAULT && type != SBI_HSM_SUSPEND_NON_RET_DEFAULT)
+	if (suspend_type != SBI_HSM_SUSPEND_RET_DEFAULT &&
+	    suspend_type != SBI_HSM_SUSPEND_NON_RET_DEFAULT)
 		return (struct sbi_ret){SBI_ERR_INVALID_PARAM, 0};
-	if (type == SBI_HSM_SUSPEND_NON_RET_DEFAULT) {
+	if (suspend_type == SBI_HSM_SUSPEND_NON_RET_DEFAULT) {
 		if (!executable_gpa(vcpu->vm, resume))
 			return (struct sbi_ret){SBI_ERR_INVALID_ADDRESS, 0};
 		vcpu->resume_pc = resume;
@@ -99,7 +101,6 @@ static struct sbi_ret hsm_handler(struct vcpu *vcpu, unsigned long eid, unsigned
 			(unsigned long)hsm_state(
 				vcpu->vm->vcpus[array_index_nospec(args[0], vcpu->vm->nr_vcpus)])};
 	case SBI_EXT_HSM_HART_SUSPEND:
-		/* suspend_type is a uint32_t: its register's upper half is not part of it */
 		return hart_suspend(vcpu, (uint32_t)args[0], args[1], args[2]);
 	default:
 		return (struct sbi_ret){SBI_ERR_NOT_SUPPORTED, 0};

@@ -26,7 +26,7 @@ static struct sbi_ret srst_handler(struct vcpu *vcpu, unsigned long eid, unsigne
 			reason == SBI_SRST_RESET_REASON_SYSFAIL ? "shutdown (reason=failure)"
 								: "shutdown (reason=none)");
 	else
-		vm_request_stop(vcpu->vm, VM_STOP_REBOOT, "reboot");
+		vm_request_reboot(vcpu);
 	return (struct sbi_ret){SBI_RET_NO_REPLY, 0};
 }
 

@@ -152,8 +152,9 @@ static bool sched_ready(struct vcpu *v, int state, unsigned long now)
 }
 
 /*
- * The last vCPU of vm, which asked for a reboot, stopped on h (sched_poll):
- * loading a guest again copies megabytes, so the hart does it holding
+ * The last vCPU of vm, which asked for a reboot, stopped, and h is the hart
+ * of the vCPU that asked (sched_poll): loading a guest again copies
+ * megabytes, so the hart does it holding
  * neither its queue's lock (dropped here, taken again) nor the
  * exclusive-counting token, as between two guest entries.
  */
@@ -178,8 +179,8 @@ again:
 		int state = __atomic_load_n(&v->state, __ATOMIC_ACQUIRE);
 
 		if (state == VCPU_DEAD) {
-			/* a reload left to this hart, the asking vCPU's (struct vm) */
-			if (unlikely(vm->reboot_ready) && vm->reboot_on == h &&
+			/* a reload left to the asking vCPU's hart (struct vm) */
+			if (unlikely(vm->reboot_ready) && vm->reboot_by == v &&
 			    __atomic_exchange_n(&vm->reboot_ready, 0, __ATOMIC_ACQUIRE)) {
 				sched_reboot(h, vm);
 				goto again;
@@ -211,9 +212,10 @@ again:
 				vm_stopped(vm);
 				continue;
 			}
-			if (vm->reboot_on != h) {
+			if (vm->reboot_by->hart != h) {
 				__atomic_store_n(&vm->reboot_ready, 1, __ATOMIC_RELEASE);
-				hart_send_ipi(vm->reboot_on->hartid);
+				/* a kick to a parked hart waits for the release (excl_defer_kick) */
+				vcpu_kick(vm->reboot_by);
 				continue;
 			}
 			sched_reboot(h, vm);

@@ -141,7 +141,7 @@ void vm_count_live(int n)
 	live_vms = n;
 }
 
-void vm_request_stop(struct vm *vm, enum vm_stop_kind kind, const char *why)
+static void request_stop(struct vm *vm, enum vm_stop_kind kind, const char *why, struct vcpu *by)
 {
 	int expected = VM_RUNNING;
 
@@ -149,8 +149,7 @@ void vm_request_stop(struct vm *vm, enum vm_stop_kind kind, const char *why)
 					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 		return;
 	vm->stop_kind = kind;
-	if (kind == VM_STOP_REBOOT)
-		vm->reboot_on = this_hart(); /* a vCPU of vm asks: its hart */
+	vm->reboot_by = by;
 	console_guest_flush(vm);
 	/*
 	 * A guest can reboot thousands of times a second, and the hypervisor's
@@ -163,6 +162,16 @@ void vm_request_stop(struct vm *vm, enum vm_stop_kind kind, const char *why)
 	for (unsigned int i = 0; i < vm->nr_vcpus; i++)
 		vcpu_kick(vm->vcpus[i]);
 	this_hart()->resched = true;
+}
+
+void vm_request_stop(struct vm *vm, enum vm_stop_kind kind, const char *why)
+{
+	request_stop(vm, kind, why, NULL);
+}
+
+void vm_request_reboot(struct vcpu *by)
+{
+	request_stop(by->vm, VM_STOP_REBOOT, "reboot", by);
 }
 
 /*

@@ -16,8 +16,6 @@ enum vm_stop_kind { VM_STOP_OK, VM_STOP_FAILED, VM_STOP_REBOOT };
 
 struct vcpu;
 
-struct hart;
-
 struct vm {
 	struct vm_arch arch;
 	const struct vm_config *cfg;
@@ -32,12 +30,13 @@ struct vm {
 	int stop_kind;
 	unsigned long reboots; /* asked for so far */
 	/*
-	 * A reboot's reload runs on the hart of the vCPU that asked for it,
-	 * not on whichever hart stops the last vCPU: that may be another
-	 * guest's, and a reload copies megabytes. reboot_ready: the last
-	 * vCPU stopped elsewhere, the reload waits for reboot_on (sched_poll).
+	 * A reboot's reload runs on the hart of the vCPU that asked for it
+	 * (reboot_by), not on whichever hart stops the last vCPU: that may run
+	 * another guest, and a reload copies megabytes. reboot_ready: the last
+	 * vCPU stopped elsewhere and kicked reboot_by, whose hart takes the
+	 * reload when it finds it dead in its queue (sched_poll).
 	 */
-	struct hart *reboot_on;
+	struct vcpu *reboot_by;
 	volatile int reboot_ready;
 	volatile int live_vcpus;
 	uint64_t watchdog_ticks;    /* from watchdog-ms; 0: no watchdog */
@@ -56,7 +55,9 @@ int vm_create(const struct vm_config *cfg, unsigned int id);
 int vm_boot(struct vm *vm);
 /* Ask every hart to stop this VM's vCPUs; the first request wins */
 void vm_request_stop(struct vm *vm, enum vm_stop_kind kind, const char *why);
-/* Called on the hart that stopped the VM's last vCPU (for a reboot: vm_reboot) */
+/* ... to reboot it, asked by its vCPU `by` (SBI SRST) */
+void vm_request_reboot(struct vcpu *by);
+/* Called on the hart that stopped the VM's last vCPU (a reboot: vm_reboot, on reboot_by's) */
 void vm_stopped(struct vm *vm);
 /* ... of a VM that asked for a reboot: boot it again, else it stops as failed */
 void vm_reboot(struct vm *vm);

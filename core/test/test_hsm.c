@@ -121,6 +121,33 @@ static void test_start_address_at_ram_end(void **state)
 	assert_int_equal(vcpus[0].state, VCPU_RUNNABLE);
 }
 
+/*
+ * suspend_type is a uint32_t: the register's upper half is not part of it,
+ * sign-extended (as the RV64 psABI passes one) or anything else
+ */
+static void test_suspend_type_low_32_bits(void **state)
+{
+	struct sbi_ret r;
+
+	(void)state;
+	r = hsm(&vcpus[0], SBI_EXT_HSM_HART_SUSPEND, 0xffffffff80000000UL, RAM + 0x40, 0x77);
+	assert_int_equal(r.error, SBI_SUCCESS);
+	assert_int_equal(vcpus[0].state, VCPU_SUSPENDED_NR);
+	assert_int_equal(vcpus[0].resume_pc, RAM + 0x40);
+	assert_int_equal(vcpus[0].start_arg, 0x77);
+	vcpus[0].state = VCPU_RUNNABLE;
+	r = hsm(&vcpus[0], SBI_EXT_HSM_HART_SUSPEND, 0x1200000000UL, 0, 0);
+	assert_int_equal(r.error, SBI_SUCCESS);
+	assert_int_equal(vcpus[0].state, VCPU_SUSPENDED);
+	vcpus[0].state = VCPU_RUNNABLE;
+	/* the low half still decides: 1 is reserved, 0x80000000 + 1 is platform-specific */
+	r = hsm(&vcpus[0], SBI_EXT_HSM_HART_SUSPEND, 0xffffffff00000001UL, 0, 0);
+	assert_int_equal(r.error, SBI_ERR_INVALID_PARAM);
+	r = hsm(&vcpus[0], SBI_EXT_HSM_HART_SUSPEND, 0x80000001UL, RAM + 0x40, 0);
+	assert_int_equal(r.error, SBI_ERR_INVALID_PARAM);
+	assert_int_equal(vcpus[0].state, VCPU_RUNNABLE);
+}
+
 /* A start that loses changes nothing of its target, whatever the target's state */
 static void test_failed_start_changes_nothing(void **state)
 {
@@ -231,6 +258,7 @@ int main(void)
 		cmocka_unit_test_setup(test_start_address_at_ram_end, setup),
 		cmocka_unit_test_setup(test_failed_start_changes_nothing, setup),
 		cmocka_unit_test_setup(test_suspended_sibling_keeps_opaque, setup),
+		cmocka_unit_test_setup(test_suspend_type_low_32_bits, setup),
 		cmocka_unit_test_setup(test_racing_starts_winner_only, setup),
 	};
 

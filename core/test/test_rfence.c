@@ -138,6 +138,7 @@ static void test_loaded_fenced_now(void **state)
 	assert_int_equal(host.a3, 0x2000);
 	assert_int_equal(host.a4, 7);
 	r = rfence(SBI_EXT_RFENCE_REMOTE_SFENCE_VMA, 1UL << 2, 0);
+	assert_int_equal(r.error, SBI_SUCCESS);
 	assert_int_equal(host.n, 2);
 	assert_int_equal(host.fid, SBI_EXT_RFENCE_REMOTE_HFENCE_VVMA);
 	assert_int_equal(host.hmask, 1UL << 5);

@@ -239,8 +239,10 @@ static void boot_restarted(unsigned long hartid, unsigned long opaque)
 	gt_harts[hartid].start_fn = resumed;
 	resume_deadline = gt_rdtime() + 10 * ms;
 	gt_sbi_set_timer(resume_deadline);
-	r = gt_sbi_hart_suspend(SBI_HSM_SUSPEND_NON_RET_DEFAULT, (unsigned long)gt_secondary_entry,
-				OPAQUE3);
+	/* a uint32_t in a register, as the RV64 psABI passes one: sign-extended */
+	r = gt_sbi3(SBI_EXT_HSM, SBI_EXT_HSM_HART_SUSPEND,
+		    (unsigned long)(long)(int32_t)SBI_HSM_SUSPEND_NON_RET_DEFAULT,
+		    (unsigned long)gt_secondary_entry, OPAQUE3);
 	/* only reached if the suspend failed */
 	gt_sbi_set_timer(-1ULL);
 	GT_CHECK_SBI("nonret-suspend", r, SBI_SUCCESS);
