@@ -48,6 +48,7 @@ static long hsm_state(const struct vcpu *v)
 	switch (v->state) {
 	case VCPU_STOPPED:
 	case VCPU_DEAD:
+	case VCPU_RELOAD:
 		return SBI_HSM_STATE_STOPPED;
 	case VCPU_STARTING:
 	case VCPU_START_PENDING:

@@ -153,10 +153,10 @@ static bool sched_ready(struct vcpu *v, int state, unsigned long now)
 
 /*
  * The last vCPU of vm, which asked for a reboot, stopped, and h is the hart
- * of the vCPU that asked (sched_poll): loading a guest again copies
- * megabytes, so the hart does it holding
- * neither its queue's lock (dropped here, taken again) nor the
- * exclusive-counting token, as between two guest entries.
+ * of the vCPU that asked (sched_stop_vcpu): loading a guest again copies
+ * megabytes, so the hart does it holding neither its queue's lock (dropped
+ * here, taken again) nor the exclusive-counting token, as between two
+ * guest entries.
  */
 static void sched_reboot(struct hart *h, struct vm *vm)
 {
@@ -165,6 +165,44 @@ static void sched_reboot(struct hart *h, struct vm *vm)
 		excl_release(h);
 	vm_reboot(vm);
 	spin_lock(&h->lock);
+}
+
+/*
+ * v's VM stops, so v does (sched_poll): it leaves h for good, and the hart
+ * that stops the VM's last vCPU ends the VM, or has it rebooted on the hart
+ * of the vCPU that asked (struct vm), here or by a kick there. Rare: out of
+ * the poll's loop. Returns whether h's lock was dropped meanwhile.
+ */
+static __attribute__((cold)) bool sched_stop_vcpu(struct hart *h, struct vcpu *v, int state)
+{
+	struct vm *vm = v->vm;
+
+	if (state == VCPU_RELOAD) {
+		v->state = VCPU_DEAD;
+		sched_reboot(h, vm);
+		return true;
+	}
+	if (hart_loaded(h) == v)
+		sched_unload(h);
+	vcpu_arch_wake_on_msi(&v->arch, false);
+	vpmu_vcpu_reset(&v->vpmu);
+	v->state = VCPU_DEAD;
+	if (h->cur == v)
+		h->cur = NULL;
+	if (__atomic_sub_fetch(&vm->live_vcpus, 1, __ATOMIC_ACQ_REL) > 0)
+		return false;
+	if (vm->stop_kind != VM_STOP_REBOOT) {
+		vm_stopped(vm);
+		return false;
+	}
+	if (vm->reboot_by->hart != h) {
+		__atomic_store_n(&vm->reboot_by->state, VCPU_RELOAD, __ATOMIC_RELEASE);
+		/* a kick to a parked hart waits for the release (excl_defer_kick) */
+		vcpu_kick(vm->reboot_by);
+		return false;
+	}
+	sched_reboot(h, vm);
+	return true;
 }
 
 /*
@@ -178,15 +216,8 @@ again:
 		struct vm *vm = v->vm;
 		int state = __atomic_load_n(&v->state, __ATOMIC_ACQUIRE);
 
-		if (state == VCPU_DEAD) {
-			/* a reload left to the asking vCPU's hart (struct vm) */
-			if (unlikely(vm->reboot_ready) && vm->reboot_by == v &&
-			    __atomic_exchange_n(&vm->reboot_ready, 0, __ATOMIC_ACQUIRE)) {
-				sched_reboot(h, vm);
-				goto again;
-			}
+		if (state == VCPU_DEAD)
 			continue;
-		}
 		uint64_t last_sbi = vm->last_sbi; /* another hart may set it after `now` */
 
 		if (vm->watchdog_ticks && vm->state == VM_RUNNING && now > last_sbi &&
@@ -199,27 +230,9 @@ again:
 			vm_request_stop(vm, VM_STOP_FAILED, why);
 		}
 		if (__atomic_load_n(&vm->state, __ATOMIC_ACQUIRE) == VM_STOPPING) {
-			if (hart_loaded(h) == v)
-				sched_unload(h);
-			vcpu_arch_wake_on_msi(&v->arch, false);
-			vpmu_vcpu_reset(&v->vpmu);
-			v->state = VCPU_DEAD;
-			if (h->cur == v)
-				h->cur = NULL;
-			if (__atomic_sub_fetch(&vm->live_vcpus, 1, __ATOMIC_ACQ_REL) > 0)
-				continue;
-			if (vm->stop_kind != VM_STOP_REBOOT) {
-				vm_stopped(vm);
-				continue;
-			}
-			if (vm->reboot_by->hart != h) {
-				__atomic_store_n(&vm->reboot_ready, 1, __ATOMIC_RELEASE);
-				/* a kick to a parked hart waits for the release (excl_defer_kick) */
-				vcpu_kick(vm->reboot_by);
-				continue;
-			}
-			sched_reboot(h, vm);
-			goto again;
+			if (sched_stop_vcpu(h, v, state))
+				goto again;
+			continue;
 		}
 		if (state == VCPU_RUNNABLE)
 			continue;

@@ -21,6 +21,7 @@ enum vcpu_state {
 	VCPU_SUSPENDED,	   /* HSM retentive suspend */
 	VCPU_SUSPENDED_NR, /* HSM non-retentive suspend */
 	VCPU_DEAD,	   /* its VM stopped */
+	VCPU_RELOAD,	   /* dead, and it asked for the reboot its hart now does (struct vm) */
 };
 
 struct vcpu {

@@ -29,15 +29,6 @@ struct vm {
 	volatile int state;
 	int stop_kind;
 	unsigned long reboots; /* asked for so far */
-	/*
-	 * A reboot's reload runs on the hart of the vCPU that asked for it
-	 * (reboot_by), not on whichever hart stops the last vCPU: that may run
-	 * another guest, and a reload copies megabytes. reboot_ready: the last
-	 * vCPU stopped elsewhere and kicked reboot_by, whose hart takes the
-	 * reload when it finds it dead in its queue (sched_poll).
-	 */
-	struct vcpu *reboot_by;
-	volatile int reboot_ready;
 	volatile int live_vcpus;
 	uint64_t watchdog_ticks;    /* from watchdog-ms; 0: no watchdog */
 	volatile uint64_t last_sbi; /* time of the guest's last SBI call */
@@ -45,6 +36,13 @@ struct vm {
 	char con_buf[1024];
 	uint64_t
 		imsic_gpa; /* its vCPUs' guest interrupt files, a page each (guest_imsic.c); 0: none */
+	/*
+	 * A reboot's reload runs on the hart of the vCPU that asked for it, not
+	 * on whichever hart stops the last vCPU: that may run another guest,
+	 * and a reload copies megabytes. That hart, if another, makes the
+	 * asking vCPU VCPU_RELOAD and kicks it (sched_poll).
+	 */
+	struct vcpu *reboot_by;
 };
 
 extern struct vm *vms[VM_MAX];
