@@ -40,7 +40,7 @@ struct vm {
 	 * A reboot's reload runs on the hart of the vCPU that asked for it, not
 	 * on whichever hart stops the last vCPU: that may run another guest,
 	 * and a reload copies megabytes. That hart, if another, makes the
-	 * asking vCPU VCPU_RELOAD and kicks it (sched_poll).
+	 * asking vCPU VCPU_RELOAD and kicks it (sched_stop_vcpu).
 	 */
 	struct vcpu *reboot_by;
 };
