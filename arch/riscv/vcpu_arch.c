@@ -181,13 +181,6 @@ void vcpu_arch_resume(struct vcpu_arch *a, unsigned long hartid, unsigned long p
 	a->lcofi_in_hvip = in_hvip;
 }
 
-/* Taken, not cleared: a request that comes meanwhile stays for the next load */
-static __attribute__((cold)) void take_fence_i(struct vcpu_arch *a)
-{
-	if (__atomic_exchange_n(&a->fence_i_pending, 0, __ATOMIC_ACQUIRE))
-		fence_i();
-}
-
 void vcpu_arch_load(struct vcpu_arch *a, unsigned long hgatp)
 {
 	if (unlikely(vmid_shared(hgatp)))
@@ -223,8 +216,10 @@ void vcpu_arch_load(struct vcpu_arch *a, unsigned long hgatp)
 	 */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	hfence_vvma_all();
-	if (unlikely(__atomic_load_n(&a->fence_i_pending, __ATOMIC_RELAXED)))
-		take_fence_i(a);
+	/* taken, not cleared: a request that comes meanwhile stays for the next load */
+	if (unlikely(__atomic_load_n(&a->fence_i_pending, __ATOMIC_RELAXED)) &&
+	    __atomic_exchange_n(&a->fence_i_pending, 0, __ATOMIC_ACQUIRE))
+		fence_i();
 }
 
 void vcpu_arch_put(struct vcpu_arch *a)
