@@ -65,8 +65,7 @@ static struct sbi_ret rfence_handler(struct vcpu *vcpu, unsigned long eid, unsig
 		/* a vCPU loaded stays in its hart's queue (core/sched_steal.c) */
 		const struct hart *h = __atomic_load_n(&vm->vcpus[i]->hart, __ATOMIC_RELAXED);
 
-		if ((targets & (1UL << i)) &&
-		    __atomic_load_n(&h->arch.loaded, __ATOMIC_RELAXED) == &vm->vcpus[i]->arch)
+		if ((targets & (1UL << i)) && hart_loaded(h) == vm->vcpus[i])
 			hmask |= 1UL << h->hartid;
 	}
 	hmask = excl_fence_now(hmask);
