@@ -177,6 +177,14 @@ $(LG_OUT)/initramfs.cpio: $(LG_OUT)/initramfs.list $(LG_OUT)/gen_init_cpio $(LG_
 			  $(LG_OUT)/perf $(LG_OUT)/busybox $(LG_OUT)/busybox.debug $(LG_WL_ELFS)
 	$(LG_OUT)/gen_init_cpio $< > $@.tmp && mv $@.tmp $@
 
+# The configurations name the guest's files as build/linux/... (mkbundle's .d files too), while
+# the rules above name them by LG_OUT's absolute path: these tie the two names, so that a bundle
+# waits for its rebuilt initramfs instead of comparing the file's time before the rebuild.
+ifneq ($(BUILD),$(abspath $(BUILD)))
+$(BUILD)/linux/Image $(BUILD)/linux/initramfs.cpio: $(BUILD)/linux/%: $(LG_OUT)/% ;
+$(BUILD)/linux/vmlinux: $(LG_OUT)/Image ;
+endif
+
 linux-guest-clean:
 	rm -rf $(LG_OUT) $(LG_SRC) $(LG_DEB)
 
