@@ -9,8 +9,8 @@ its own to boot the same Linux guest natively (no hypervisor) and print what per
     tools/check_linux.py --log build/test-logs/linux-smp2.log   (parse a pmuvisor log)
 
 The guest's /init (guest-tests/linux/init.c) prints `=== <title> ===` before every step; the
-machine-readable scripts use `perf stat -x ,` ("<count>,,<event>,...") and `perf script -F ip`
-(one hex IP per line). Every guest checked gets `steps`: no /init step printed that it exited
+machine-readable scripts use `perf stat -x ,` ("<count>,,<event>,...") and `perf script -F cpu,ip`
+("[<cpu>] <hex IP>" per line). Every guest checked gets `steps`: no /init step printed that it exited
 with a non-zero status. Check words of `// test: linux=` (space separated):
 
     probe          the SBI PMU driver found the counters (PROBE_RES) and the snapshot area
@@ -18,9 +18,11 @@ with a non-zero status. Check words of `// test: linux=` (space separated):
     exact          every `perf stat` count of a loop workload equals its analytic count
     approx=P       every such count is >= analytic and <= analytic * (1 + P/100)
     record         every `perf record -e <event>:u -c 100000 loop-5m` of the boot, one by one: the
-                   analytic number of samples (5,000,002 user instructions / 100,000 = 50) +- 1,
-                   and every sampled IP inside loop-5m's hot loop (riscv64-linux-gnu-nm symbols;
-                   the overflow of the loop's last instruction is taken at loop_end)
+                   analytic number of samples (5,000,002 user instructions / 100,000 = 50), or
+                   down to one less per further CPU of the guest (perf record opens an event per
+                   CPU, each with its own period: a move leaves a partial period behind), never
+                   more; and every sampled IP inside loop-5m's hot loop (riscv64-linux-gnu-nm
+                   symbols; the overflow of the loop's last instruction is taken at loop_end)
     fw=A,B         SBI firmware events A, B (decimal ids: 5 SET_TIMER, 6 IPI_SENT, 7 IPI_RECEIVED)
                    counted > 0 by `perf stat -a -e r80000000000000XX`
     fw-all         all 22 standard firmware events at once, per task (`perf stat fw22`) and
@@ -55,7 +57,8 @@ RE_STAT_CUT = re.compile(r"^[0-9]+(,[^,]*){0,2}$")
 RE_STAT_CSV = re.compile(r"^\s*([0-9]+|<not supported>|<not counted>),[^,]*,([^,]+),")
 # ... and its time counted, in percent: "<count>,,<event>,<time>,<pct>,,"
 RE_STAT_PCT = re.compile(r"^\s*[^,]*,[^,]*,([^,]+),[^,]*,([0-9.]+),")
-RE_IP = re.compile(r"^\s*([0-9a-f]+)\s*$")
+RE_CPUS = re.compile(r"smp: Brought up \d+ nodes?, (\d+) CPUs?")
+RE_IP = re.compile(r"^\s*(?:\[(\d+)\]\s+)?([0-9a-f]+)\s*$")  # perf script -F [cpu,]ip
 RE_DONE = re.compile(r"^=== done === \(([0-9.]+) s monotonic\)")
 RE_INIT = re.compile(r"^\[init\] pmuvisor\.run=(\S+), started at ([0-9.]+) s monotonic")
 RE_CAPTURED = re.compile(r"perf record: Captured and wrote .*\((\d+) samples\)")
@@ -121,7 +124,7 @@ def map_base(build):
 def parse(lines):
     """Console lines of one Linux guest (prefix removed) -> dict of what perf printed."""
     info = {"sections": {}, "stat": {}, "stat_pct": {}, "done": None, "init": None,
-            "lines": lines, "recordings": []}
+            "lines": lines, "recordings": [], "cpus": 1}
     cur = cut = None
     for ln in lines:
         m = RE_DONE.match(ln)
@@ -132,6 +135,10 @@ def parse(lines):
         m = RE_INIT.match(ln)
         if m:
             info["init"] = float(m.group(2))
+            continue
+        m = RE_CPUS.search(ln)
+        if m:
+            info["cpus"] = int(m.group(1))
             continue
         m = RE_SECTION.match(ln)
         if m:
@@ -168,10 +175,11 @@ def parse(lines):
 
 
 def recordings(sections):
-    """Every `perf record` of the boot, in order: {title, event, samples, ips, syms, rel}.
+    """Every `perf record` of the boot, in order: {title, event, samples, ips, cpus, syms, rel}.
     samples: what perf record said it captured; ips: from the `perf script` section that
     follows (raw IPs), else the addresses `perf report` listed (rel: relative to the mapping,
-    see map_base); syms: symbol names perf report listed instead (perf built with libelf)."""
+    see map_base); cpus: the CPUs of the samples perf script named (None: not named); syms:
+    symbol names perf report listed instead (perf built with libelf)."""
     out = []
     titles = list(sections)
     for k, title in enumerate(titles):
@@ -180,14 +188,16 @@ def recordings(sections):
         words = title.split()
         rec = {"title": title, "event": words[2] if len(words) > 3 else "instructions:u",
                "workload": words[-1] if not words[-1].startswith("#") else words[-2],
-               "samples": None, "ips": None, "syms": [], "rel": False}
+               "samples": None, "ips": None, "cpus": None, "syms": [], "rel": False}
         for ln in sections[title]:
             m = RE_CAPTURED.search(ln)
             if m:
                 rec["samples"] = int(m.group(1))
         nxt = titles[k + 1] if k + 1 < len(titles) else ""
         if nxt.startswith("perf script "):
-            rec["ips"] = [int(x, 16) for x in sections.get(nxt + " ips", [])]
+            got = [RE_IP.match(ln).groups() for ln in sections.get(nxt + " ips", [])]
+            rec["ips"] = [int(ip, 16) for _, ip in got]
+            rec["cpus"] = {int(c) for c, _ in got if c is not None} or None
         elif nxt.startswith("perf report "):
             addrs = []
             for ln in sections[nxt]:
@@ -204,16 +214,27 @@ def recordings(sections):
     return out
 
 
-def judge_recording(rec, lo, hi, want, base=0):
-    """Problems of one recording of a user-mode event (empty list: good). base: map_base()."""
+def per_cpu_floor(want, cpus):
+    """The fewest samples of a recording due `want` when the task may run on `cpus` CPUs:
+    perf record counts on one event per CPU, each with its own period, and each CPU's event
+    keeps the partial period the task leaves behind there, so at most one less per further CPU.
+    Those perf script names are not all: a CPU the task left before a full period shows none."""
+    return want - (max(cpus, 1) - 1)
+
+
+def judge_recording(rec, lo, hi, want, base=0, cpus=1):
+    """Problems of one recording of a user-mode event (empty list: good). base: map_base();
+    cpus: the guest's CPUs. Samples: want, down to per_cpu_floor(), never more."""
     bad = []
     if rec["rel"]:
         lo, hi = lo - base, hi - base
     n = rec["samples"]
+    ran_on = max(cpus, len(rec["cpus"] or ()))
     if n is None:
         bad.append("perf record printed no sample count")
-    elif not want - 1 <= n <= want + 1:
-        bad.append(f"{n} samples, want {want} +- 1")
+    elif not per_cpu_floor(want, ran_on) <= n <= want:
+        bad.append(f"{n} samples, want {want}" + (
+            f" (or down to {per_cpu_floor(want, ran_on)} on {ran_on} CPUs)" if ran_on > 1 else ""))
     outside = [ip for ip in rec["ips"] or [] if not lo <= ip <= hi]
     if outside:
         bad.append(f"{len(outside)} IPs outside loop..loop_end [{lo:#x}, {hi:#x}]: " +
@@ -337,7 +358,7 @@ def check_guest(name, info, spec, res, verbose, native=None, build=None):
             res.fail(f"{name}:linux:record", "the guest ran no perf record of a :u event" + hint)
         for i, rec in enumerate(recs):
             cname = f"{name}:linux:record-{i + 1}-{rec['event']}"
-            bad = judge_recording(rec, lo, hi, want, map_base(build))
+            bad = judge_recording(rec, lo, hi, want, map_base(build), info["cpus"])
             if bad:
                 res.fail(cname, "; ".join(bad) + hint)
             else:

@@ -44,11 +44,17 @@ struct script {
 	const struct step *steps;
 };
 
-#define RECORD(ev) "/bin/perf record " ev "-c 100000 -o /tmp/perf.data /bin/loop-5m"
+/*
+ * perf record opens one event per CPU for the task, each with its own
+ * period: a task that moves to another vCPU leaves a partial period behind,
+ * so a recording may hold one sample less per further CPU of the guest
+ * (tools/check_linux.py). --sample-cpu lets perf script name the CPUs.
+ */
+#define RECORD(ev) "/bin/perf record --sample-cpu " ev "-c 100000 -o /tmp/perf.data /bin/loop-5m"
 #define RECORD_5M  RECORD("-e instructions:u ")
 #define RECORD_CYC RECORD("-e cycles:u ")
 #define REPORT	   "/bin/perf report -i /tmp/perf.data --stdio"
-#define SCRIPT_IP  "/bin/perf script -i /tmp/perf.data -F ip"
+#define SCRIPT_IP  "/bin/perf script -i /tmp/perf.data -F cpu,ip"
 #define FW_EVENTS  "r8000000000000005,r8000000000000006,r8000000000000007"
 /* every standard SBI firmware event, 0..21 (SBI v3.0 table "PMU firmware events") */
 #define FW_ALL                                                                                     \
@@ -81,8 +87,8 @@ static const struct step perf_demo[] = {
 
 /*
  * Machine-readable variants for tools/check_linux.py: perf stat -x , prints
- * "<count>,,<event>,<time>,<pct>,," per event; perf script -F ip one raw IP
- * per line.
+ * "<count>,,<event>,<time>,<pct>,," per event; perf script -F cpu,ip one
+ * "[<cpu>] <raw IP>" per line.
  */
 static const struct step perf_check[] = {
 	{"perf record instructions:u loop-5m", RECORD_5M},

@@ -185,6 +185,14 @@ $(BUILD)/linux/Image $(BUILD)/linux/initramfs.cpio: $(BUILD)/linux/%: $(LG_OUT)/
 $(BUILD)/linux/vmlinux: $(LG_OUT)/Image ;
 endif
 
+# Host test of tools/check_linux.py's judgement of a recording (tools/test_check_linux.py, TAP)
+$(BUILD)/unit/check-linux: tools/test_check_linux.py $(LG_DIR)/linux.mk
+	@mkdir -p $(dir $@)
+	@echo "  GEN     $@"
+	@printf '#!/bin/sh\nexec %s %s "$$@"\n' '$(PYTHON)' '$(abspath tools/test_check_linux.py)' \
+		> $@.tmp && chmod +x $@.tmp && mv $@.tmp $@
+UNIT_TESTS += $(BUILD)/unit/check-linux
+
 linux-guest-clean:
 	rm -rf $(LG_OUT) $(LG_SRC) $(LG_DEB)
 
