@@ -23,14 +23,14 @@
  *    would never run again. qemu_hart.far remembers the far starts.
  * event-map (QEMU_EVENT_MAP). One counter per event and hart: the event -> counter
  *    map that decides what a programmable counter counts admits one counter
- *    per event, and an entry is removed only when mhpmevent is written with
- *    event 0 (riscv_pmu_update_event_map); only M-mode writes of mhpmevent
- *    change the map (sireg2 writes change the selector and filters, but a
- *    counter keeps counting the event M-mode mapped to it). So each hart
- *    keeps the map (qemu_hart.ev, .released); a configuration that would
- *    change it goes through the host, which first releases the stale
- *    holder of the event; the logic learns it is on (vpmu_phys_event_
- *    exclusive) and evicts other configurations of an event.
+ *    per event. A write of mhpmevent (M-mode's, or sireg2's: rmw_cd_mhpmevent)
+ *    maps its event only when no counter holds it yet and keeps the
+ *    counter's earlier event mapped; only event 0 removes the counter's
+ *    entry (riscv_pmu_update_event_map). So each hart keeps the map
+ *    (qemu_hart.ev, .released); a configuration that would change it goes
+ *    through the host, which first releases the stale holder of the event;
+ *    the logic learns it is on (vpmu_phys_event_exclusive) and evicts other
+ *    configurations of an event.
  * bias (QEMU_BIAS). Values below 2^63 livelock QEMU. riscv_pmu_setup_timer,
  *    given the value v of a counter that counts cycles/instret, computes the
  *    distance to its top (2^64 - v) in int64 arithmetic; for v < 2^63 that
@@ -455,8 +455,16 @@ static void qemu_start_values(uint32_t mask, const uint64_t *values, size_t stri
 }
 
 /*
- * event-map: whether the release drops QEMU's mapping (M-mode writes mhpmevent 0)
- * or keeps it; bias: a released counter no longer runs low.
+ * event-map: where the backend has release_host (cdeleg, whose own release
+ * writes event 0 through sireg2) the counter's event stays in the map as a
+ * released holder, which the next configuration of the event elsewhere
+ * releases through the host first; elsewhere (the SBI backend: the host's
+ * stop with reset) it leaves the map. QEMU unmaps the counter at either
+ * release. The kept entry sends a configuration elsewhere through the host,
+ * and one on the same counter maps the event there again, unless a sireg2
+ * write meanwhile (a held start, an OF clear) mapped the event to another
+ * counter configured for it: the holder then counts nothing. bias: a
+ * released counter no longer runs low.
  */
 long qemu_release(unsigned int idx)
 {
