@@ -33,6 +33,13 @@ static struct sbi_ret hart_start(struct vcpu *vcpu, unsigned long id, unsigned l
 	if (!__atomic_compare_exchange_n(&t->state, &expected, VCPU_STARTING, false,
 					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 		return (struct sbi_ret){SBI_ERR_ALREADY_AVAILABLE, 0};
+	/*
+	 * An IPI sent while it was stopped is not pending at the start, as on
+	 * OpenSBI (a warm boot clears the hart's IPI requests) and KVM (the
+	 * vCPU's reset clears its pending interrupts). One sent after this
+	 * call returned is: the reset on the target's hart keeps pending_irqs.
+	 */
+	__atomic_and_fetch(&t->arch.pending_irqs, ~(1UL << IRQ_VS_SOFT), __ATOMIC_RELAXED);
 	t->start_pc = pc;
 	t->start_arg = opaque;
 	expected = VCPU_STARTING;

@@ -95,6 +95,28 @@ static void test_start_stopped(void **state)
 }
 
 /*
+ * An SBI IPI sent to a stopped vCPU is dropped by its start, as OpenSBI's
+ * warm boot and KVM's vCPU reset drop it; a losing start leaves a running
+ * vCPU's pending IPI alone.
+ */
+static void test_start_drops_ipi_sent_while_stopped(void **state)
+{
+	struct sbi_ret r;
+
+	(void)state;
+	vcpus[1].arch.pending_irqs = 1UL << IRQ_VS_SOFT;
+	r = hsm(&vcpus[0], SBI_EXT_HSM_HART_START, 1, RAM, 0);
+	assert_int_equal(r.error, SBI_SUCCESS);
+	assert_int_equal(vcpus[1].arch.pending_irqs, 0);
+
+	vcpus[1].state = VCPU_RUNNABLE;
+	vcpus[1].arch.pending_irqs = 1UL << IRQ_VS_SOFT;
+	r = hsm(&vcpus[0], SBI_EXT_HSM_HART_START, 1, RAM, 0);
+	assert_int_equal(r.error, SBI_ERR_ALREADY_AVAILABLE);
+	assert_int_equal(vcpus[1].arch.pending_irqs, 1UL << IRQ_VS_SOFT);
+}
+
+/*
  * The start address must leave room for one instruction of guest RAM: a
  * compressed one in its last two bytes will do, past its end will not
  */
@@ -255,6 +277,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_start_stopped, setup),
+		cmocka_unit_test_setup(test_start_drops_ipi_sent_while_stopped, setup),
 		cmocka_unit_test_setup(test_start_address_at_ram_end, setup),
 		cmocka_unit_test_setup(test_failed_start_changes_nothing, setup),
 		cmocka_unit_test_setup(test_suspended_sibling_keeps_opaque, setup),

@@ -27,6 +27,7 @@ static volatile unsigned long restart_returned;
 /* the secondary's PMU: what it set up on its first run, what it found on the second */
 static uint64_t sec_shmem[512] __attribute__((aligned(4096)));
 static volatile long sec_fw_cfg = -100, sec_fw_read_after = -100, sec_snap_after = -100;
+static volatile unsigned long sec_sip = ~0UL;
 
 static void boot_restarted(unsigned long hartid, unsigned long opaque);
 
@@ -49,6 +50,7 @@ static void secondary(unsigned long hartid, unsigned long opaque)
 	sec_opaque = opaque;
 	sec_sstatus = h->entry_sstatus;
 	sec_satp = h->entry_satp;
+	sec_sip = csr_read(sip); /* SIE is clear: what was pending at the start stays so */
 	run = gt_atomic_add(&sec_runs, 1) + 1;
 	if (run == 1) {
 		/* a started firmware counter and a snapshot area, then hart_stop */
@@ -155,12 +157,21 @@ void gt_main(unsigned long hartid, const void *fdt)
 			    SBI_HSM_STATE_STOPPED);
 	}
 
+	/*
+	 * An IPI sent to a stopped hart is not pending when it starts again:
+	 * OpenSBI's warm boot clears the hart's IPI requests, KVM's vCPU reset
+	 * its pending interrupts.
+	 */
+	r = gt_sbi_send_ipi(1UL, other);
+	GT_CHECK_SBI("ipi-to-stopped-ok", r, SBI_SUCCESS);
+
 	/* and starts again with a new opaque */
 	r = gt_hart_start(other, secondary, OPAQUE2);
 	GT_CHECK_SBI("restart-ok", r, SBI_SUCCESS);
 	GT_CHECK_EQ("restart-ran", gt_wait_ge(&sec_runs, 2, 5 * sec), 1);
 	GT_CHECK_EQ("restart-a0-hartid", sec_hartid, other);
 	GT_CHECK_EQ("restart-a1-opaque", sec_opaque, OPAQUE2);
+	GT_CHECK_BITS("restart-ipi-sent-while-stopped-dropped", sec_sip, SIP_SSIP, 0);
 	GT_CHECK_EQ("restart-status-started", gt_sbi_hart_status(other).value,
 		    SBI_HSM_STATE_STARTED);
 	gt_atomic_store(&go_stop, 2);
