@@ -57,14 +57,11 @@ int ev_classify(unsigned long event_idx, uint64_t data, int *key)
 			return EVK_UNSUPPORTED;
 		*key = 11 + (int)code;
 		return EVK_HW;
+	/* a raw code other than 0 is a reserved value, not a reserved bit */
 	case SBI_PMU_EVENT_TYPE_RAW:
-		if (code)
-			return EVK_BAD;
-		return (data >> RAW_DATA_BITS) ? EVK_UNSUPPORTED : EVK_HW;
+		return (code || (data >> RAW_DATA_BITS)) ? EVK_UNSUPPORTED : EVK_HW;
 	case SBI_PMU_EVENT_TYPE_RAW_V2:
-		if (code)
-			return EVK_BAD;
-		return (data >> RAW2_DATA_BITS) ? EVK_UNSUPPORTED : EVK_HW;
+		return (code || (data >> RAW2_DATA_BITS)) ? EVK_UNSUPPORTED : EVK_HW;
 	case SBI_PMU_EVENT_TYPE_FW:
 		/*
 		 * Every standard event, as a host's SBI offers them: those the

@@ -76,6 +76,11 @@ void check_event_info(void)
 	r = gt_pmu_event_get_info(base, 0, 2, 0);
 	GT_CHECK_SBI("event-info-reserved-type-ok", r, SBI_SUCCESS);
 	GT_CHECK_EQ("event-info-reserved-type-zero", ev_info[1].output, 0);
+	ev_info[1].event_idx = 0x20001; /* a raw event's code must be 0: a reserved value */
+	ev_info[1].output = 0xdeadbeef;
+	r = gt_pmu_event_get_info(base, 0, 2, 0);
+	GT_CHECK_SBI("event-info-raw-code-ok", r, SBI_SUCCESS);
+	GT_CHECK_EQ("event-info-raw-code-zero", ev_info[1].output, 0);
 	/* event_data counts for types 2, 3 and 15 only: a general or cache event ignores it */
 	ev_info[0].event_idx = (uint32_t)EV_INSTRET;
 	ev_info[0].event_data = 0x77;
