@@ -81,10 +81,10 @@ MEASURES = [
     ("nsleep", "`/bin/nsleep` (ten 10 ms sleeps)", "/bin/nsleep", "guest s"),
     ("pipe1", f"`taskset 1 perf bench sched pipe -l {PIPE_LOOPS}` (both tasks on CPU 0), "
      f"{PIPE_RUNS} runs a round", pipe("taskset 1 "), "us/op"),
-    ("pipe1-wall", f"... the wall time of the {PIPE_RUNS} runs", None, "s"),
+    ("pipe1-wall", "... the wall time of a run", None, "s"),
     ("pipe", f"`perf bench sched pipe -l {PIPE_LOOPS}` (tasks on either CPU), {PIPE_RUNS} runs a "
      "round", pipe(), "us/op"),
-    ("pipe-wall", f"... the wall time of the {PIPE_RUNS} runs", None, "s"),
+    ("pipe-wall", "... the wall time of a run", None, "s"),
     # last: they are system-wide themselves. While perf stat -a counts, the guest's vCPUs count
     # too: under -icount they run one at a time (exclusive counting, docs/vpmu.md)
     ("pipe-a", f"`perf stat -a -e instructions -- perf bench sched pipe -l {PIPE_LOOPS}` (while "
@@ -242,6 +242,7 @@ def run_session(name, rnd, args, turns, at_prompt):
     dialog = [(rx, functools.partial(turns.wait, name, i, text))
               for i, (rx, text) in enumerate(zip([PROMPT] + ends, typed))]
     marks = {}  # (step, end?) -> (host time, QEMU CPU, guest uptime, line)
+    runs_at = {}  # step -> [(host time, QEMU CPU)] as each perf bench run printed its result
     pid = [None]
 
     def echo(ln):
@@ -249,6 +250,8 @@ def run_session(name, rnd, args, turns, at_prompt):
         if m:
             marks[(int(m.group(1)), bool(m.group(2)))] = (
                 time.monotonic(), qemu_cpu(pid[0]), float(m.group(3)), ln)
+        elif marks and re.match(r"(?:\[shell\] )?\s*[\d.]+ usecs/op", ln):
+            runs_at.setdefault(max(marks)[0], []).append((time.monotonic(), qemu_cpu(pid[0])))
 
     log = os.path.join(args.build, "test-logs", f"walltime-{name}-{rnd}.log")
     raw, at = prompt_clock(pid, at_prompt)
@@ -277,6 +280,11 @@ def run_session(name, rnd, args, turns, at_prompt):
                 out[tag] = statistics.median(runs)
                 out[tag + "#runs"] = runs
             out[f"{tag}-wall"], out[f"{tag}-wall#cpu"] = wall, cpu_s
+            # each run's: from the start (or the run before) to its result line
+            at = [a[:2]] + runs_at.get(i, [])
+            out[f"{tag}-wall#runs"] = [y[0] - x[0] for x, y in zip(at, at[1:])]
+            if None not in (p[1] for p in at):
+                out[f"{tag}-wall#cpu#runs"] = [y[1] - x[1] for x, y in zip(at, at[1:])]
         elif UNIT[key] == "count":
             m = re.search(r"^(?:\[shell\] )?\s*([\d,]+)\s", body, re.M)
             if m:
@@ -380,8 +388,9 @@ def table(names, got, prompts, cpu):
                 rounds = got[n] + prompts[n] if key == "prompt" else got[n]
                 if key == "record":
                     rounds = [r for r in rounds if whole_recording(r, phase, got)]
-                if UNIT.get(key) == "us/op" and not cpu:  # every run of every round
-                    vals = [v for r in rounds for v in r.get(tag + "#runs", [])]
+                if UNIT.get(key) == "us/op" and not cpu or key.endswith("-wall"):
+                    # every run of every round
+                    vals = [v for r in rounds for v in r.get(tag + suffix + "#runs", [])]
                 else:
                     vals = [r.get(tag + suffix) for r in rounds]
                 med[(n, phase)], cell = summary(vals)
@@ -461,7 +470,7 @@ def main():
     mem = " ".join(run.dts_mem_args("linux-shell"))
     print(f"\nwalltime: {args.rounds} round(s) on {time.strftime('%Y-%m-%d')}, QEMU -M {MACHINE} "
           f"-smp 2 -icount shift=0, -m 1G natively and {mem} under pmuvisor (for its guest's 1 "
-          "GiB); medians (min-max) of the rounds, of every run for us/op, "
+          "GiB); medians (min-max) of the rounds, of every run for perf bench, "
           "of every boot for the prompt. "
           "Targets: guest / native "
           "<= 1.3 for the prompt and the high-rate recording, <= 1.2 otherwise; guest after / "
