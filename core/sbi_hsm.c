@@ -34,10 +34,10 @@ static struct sbi_ret hart_start(struct vcpu *vcpu, unsigned long id, unsigned l
 					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 		return (struct sbi_ret){SBI_ERR_ALREADY_AVAILABLE, 0};
 	/*
-	 * An IPI sent while it was stopped is not pending at the start, as on
-	 * OpenSBI (a warm boot clears the hart's IPI requests) and KVM (the
-	 * vCPU's reset clears its pending interrupts). One sent after this
-	 * call returned is: the reset on the target's hart keeps pending_irqs.
+	 * An IPI sent while it was stopped is not pending at the start: OpenSBI
+	 * sends none to a stopped hart, and KVM's vCPU reset clears its pending
+	 * interrupts. One sent after this call returned is kept (both of them
+	 * drop it too until the hart runs): the reset leaves pending_irqs alone.
 	 */
 	__atomic_and_fetch(&t->arch.pending_irqs, ~(1UL << IRQ_VS_SOFT), __ATOMIC_RELAXED);
 	t->start_pc = pc;

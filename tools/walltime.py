@@ -66,9 +66,10 @@ def pipe(prefix=""):
 
 
 # (key, what, command, unit): "s" the host's seconds from the command's start marker to its end
-# marker; "guest s" the guest's own seconds (/proc/uptime) between them; "us/op" what perf bench
-# prints (a round keeps every run's); "samples" what perf record says it wrote. Rows without a
-# command are read from the output of the row above.
+# marker (a perf bench row's "-wall": each run's, to its result line); "guest s" the guest's own
+# seconds (/proc/uptime) between them; "us/op" what perf bench prints (a round keeps every run's);
+# "samples" what perf record says it wrote. Rows without a command are read from the output of
+# the row above.
 MEASURES = [
     # with perf's throttling on the interrupt's time off: natively it can cut a recording to a
     # tenth of its samples from one boot to the next, which would make the two incomparable

@@ -275,7 +275,7 @@ static inline long check_set(const struct vpmu *v, unsigned long base, unsigned 
 }
 
 enum ev_kind {
-	EVK_BAD = -2,	      /* a reserved bit (20-31) of event_idx is set */
+	EVK_BAD = -2,	      /* a reserved bit (20 and up) of event_idx is set */
 	EVK_UNSUPPORTED = -1, /* well formed, but pmuvisor cannot count it */
 	EVK_HW = 0,
 	EVK_FW = 1,

@@ -136,13 +136,18 @@ static __attribute__((cold)) unsigned long share_vmid0(unsigned long hgatp)
 
 void vcpu_arch_reset(struct vcpu_arch *a, unsigned long hartid, unsigned long pc, unsigned long a1)
 {
+	const size_t pend = offsetof(struct vcpu_arch, pending_irqs),
+		     past = pend + sizeof(a->pending_irqs);
 	unsigned long nr_lcofi = a->nr_lcofi, nr_dropped = a->nr_lcofi_dropped;
 	bool by_software = a->lcofi_by_software;
-	unsigned long pending = a->pending_irqs;
 	unsigned int file = a->guest_file;
 
-	memset(a, 0, sizeof(*a));
-	a->pending_irqs = pending; /* other harts' business: not the vCPU's reset */
+	/*
+	 * All but pending_irqs, which other harts raise at any time (an atomic
+	 * OR): one raised after HSM start returned belongs to the new start
+	 */
+	memset(a, 0, pend);
+	memset((char *)a + past, 0, sizeof(*a) - past);
 	a->nr_lcofi = nr_lcofi;
 	a->nr_lcofi_dropped = nr_dropped;
 	a->lcofi_by_software = by_software;

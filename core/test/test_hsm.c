@@ -95,9 +95,9 @@ static void test_start_stopped(void **state)
 }
 
 /*
- * An SBI IPI sent to a stopped vCPU is dropped by its start, as OpenSBI's
- * warm boot and KVM's vCPU reset drop it; a losing start leaves a running
- * vCPU's pending IPI alone.
+ * An SBI IPI sent to a stopped vCPU is dropped by its start, as OpenSBI
+ * (which sends none to a stopped hart) and KVM (its vCPU reset) drop it; a
+ * losing start leaves a running vCPU's pending IPI alone.
  */
 static void test_start_drops_ipi_sent_while_stopped(void **state)
 {

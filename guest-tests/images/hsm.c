@@ -159,8 +159,8 @@ void gt_main(unsigned long hartid, const void *fdt)
 
 	/*
 	 * An IPI sent to a stopped hart is not pending when it starts again:
-	 * OpenSBI's warm boot clears the hart's IPI requests, KVM's vCPU reset
-	 * its pending interrupts.
+	 * OpenSBI sends none to a stopped hart, KVM's vCPU reset clears its
+	 * pending interrupts.
 	 */
 	r = gt_sbi_send_ipi(1UL, other);
 	GT_CHECK_SBI("ipi-to-stopped-ok", r, SBI_SUCCESS);
