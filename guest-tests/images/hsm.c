@@ -57,8 +57,14 @@ static void secondary(unsigned long hartid, unsigned long opaque)
 		struct gt_pmu_layout pl;
 
 		gt_pmu_layout(&pl);
-		sec_fw_cfg = gt_pmu_cfg_idx(pl.fw_first, 1, SBI_PMU_CFG_FLAG_AUTO_START,
-					    GT_PMU_EV_FW(SBI_PMU_FW_SET_TIMER));
+		/*
+		 * Base 0, as Linux asks: OpenSBI before 1.8 (ac16c6b6) looks a
+		 * firmware counter up by its bit in the mask, not its index
+		 */
+		if (pl.fw_first < 64)
+			sec_fw_cfg =
+				gt_pmu_cfg_idx(0, 1UL << pl.fw_first, SBI_PMU_CFG_FLAG_AUTO_START,
+					       GT_PMU_EV_FW(SBI_PMU_FW_SET_TIMER));
 		gt_pmu_snapshot_set((unsigned long)sec_shmem, 0, 0);
 	} else if (run == 2 && sec_fw_cfg >= 0) {
 		sec_fw_read_after = gt_sbi3(SBI_EXT_PMU, SBI_EXT_PMU_COUNTER_FW_READ,
