@@ -9,9 +9,10 @@ its own to boot the same Linux guest natively (no hypervisor) and print what per
     tools/check_linux.py --log build/test-logs/linux-smp2.log   (parse a pmuvisor log)
 
 The guest's /init (guest-tests/linux/init.c) prints `=== <title> ===` before every step; the
-machine-readable scripts use `perf stat -x ,` ("<count>,,<event>,...") and `perf script -F cpu,ip`
-("[<cpu>] <hex IP>" per line). Every guest checked gets `steps`: no /init step printed that it exited
-with a non-zero status. Check words of `// test: linux=` (space separated):
+machine-readable scripts use `perf stat -x ,` ("<count>,,<event>,...") and
+`perf script -F cpu,ip` ("[<cpu>] <hex IP>" per line). Every guest checked gets `steps`: no /init
+step printed that it exited with a non-zero status. Check words of `// test: linux=` (space
+separated):
 
     probe          the SBI PMU driver found the counters (PROBE_RES) and the snapshot area
     probe=N        ... with N hardware counters (18 on QEMU; a guest the hypervisor profiles: 17)

@@ -94,7 +94,8 @@ def main():
     want = check_linux.analytic_counts()[check_linux.RECORD_WORKLOAD] // check_linux.PERIOD
     print(f"sampling: {args.config}, {args.n} boots; each :u recording of "
           f"{check_linux.RECORD_WORKLOAD} at -c {check_linux.PERIOD} must hold {want} "
-          f"samples (down to one less per further vCPU) in [{lo:#x}, {hi:#x}]; logs in {os.path.relpath(logs, REPO)}", flush=True)
+          f"samples (down to one less per further vCPU) in [{lo:#x}, {hi:#x}]; "
+          f"logs in {os.path.relpath(logs, REPO)}", flush=True)
     bad_boots = hung = 0
     table = {}  # (guest, event) -> [samples per recording]
     bad_recs = total_recs = 0

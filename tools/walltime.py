@@ -280,8 +280,7 @@ def run_session(name, rnd, args, turns, at_prompt):
             if runs:
                 out[tag] = statistics.median(runs)
                 out[tag + "#runs"] = runs
-            out[f"{tag}-wall"], out[f"{tag}-wall#cpu"] = wall, cpu_s
-            # each run's: from the start (or the run before) to its result line
+            # each run's wall time: from the start (or the run before) to its result line
             at = [a[:2]] + runs_at.get(i, [])
             out[f"{tag}-wall#runs"] = [y[0] - x[0] for x, y in zip(at, at[1:])]
             if None not in (p[1] for p in at):
@@ -301,7 +300,7 @@ def run_session(name, rnd, args, turns, at_prompt):
     print(f"walltime: {name} round {rnd}: " +
           ", ".join(f"{k} {v:.2f}" for k, v in out.items() if v is not None and "#" not in k) +
           "".join(f"; {k[:-5]} runs " + " ".join(f"{v:.1f}" for v in vs)
-                  for k, vs in out.items() if k.endswith("#runs")) +
+                  for k, vs in out.items() if k.endswith("#runs") and "#cpu" not in k) +
           ("" if not r.timed_out else " (TIMEOUT: log " + os.path.relpath(log, REPO) + ")"),
           flush=True)
     return out
@@ -389,7 +388,7 @@ def table(names, got, prompts, cpu):
                 rounds = got[n] + prompts[n] if key == "prompt" else got[n]
                 if key == "record":
                     rounds = [r for r in rounds if whole_recording(r, phase, got)]
-                if UNIT.get(key) == "us/op" and not cpu or key.endswith("-wall"):
+                if (UNIT.get(key) == "us/op" and not cpu) or key.endswith("-wall"):
                     # every run of every round
                     vals = [v for r in rounds for v in r.get(tag + suffix + "#runs", [])]
                 else:
