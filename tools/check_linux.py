@@ -32,7 +32,8 @@ separated):
                    counted 100% of the time (no event left out of the schedule)
     symbols        every `perf record` of BusyBox gzip: `perf report` names its user samples
                    by function, each a symbol of BusyBox (build/linux/busybox.debug, the file
-                   perf finds by build ID in the guest), none a bare address
+                   perf finds by build ID in the guest), none a bare address; and `perf script`
+                   of it (--sample-cpu, raw IPs): every user-mode IP inside BusyBox's code
 """
 import argparse
 import os
@@ -63,6 +64,9 @@ RE_IP = re.compile(r"^\s*(?:\[(\d+)\]\s+)?([0-9a-f]+)\s*$")  # perf script -F [c
 RE_DONE = re.compile(r"^=== done === \(([0-9.]+) s monotonic\)")
 RE_INIT = re.compile(r"^\[init\] pmuvisor\.run=(\S+), started at ([0-9.]+) s monotonic")
 RE_CAPTURED = re.compile(r"perf record: Captured and wrote .*\((\d+) samples\)")
+# perf script -F cpu,tid,time,ip,sym,symoff,period: "<tid> [<cpu>] <time>: <period> <ip> <sym>";
+# a line the console cut before its symbol does not match
+RE_SAMPLE = re.compile(r"^\s*(\d+)\s+\[(\d+)\]\s+([0-9.]+):\s+(\d+)\s+([0-9a-f]+)\s+\S")
 RE_REPORT_SAMPLES = re.compile(r"^# Samples: (\d+)\s+of event '([^']+)'")
 RE_REPORT_IP = re.compile(r"\[\.\]\s+(0x[0-9a-f]+|\S+)")
 PERIOD = 100000
@@ -107,6 +111,26 @@ def busybox_symbols(build):
                          capture_output=True, text=True, check=True).stdout
     return {p[2] for p in (ln.split() for ln in out.splitlines())
             if len(p) == 3 and p[1] in "tTwW"}
+
+
+def busybox_code(build):
+    """[start, end) of BusyBox's executable segment"""
+    out = subprocess.run([READELF, "-lW", os.path.join(build, "linux", "busybox.debug")],
+                         capture_output=True, text=True, check=True).stdout
+    for f in (line.split() for line in out.splitlines()):
+        if f and f[0] == "LOAD" and "E" in f[6:-1]:
+            return int(f[2], 16), int(f[2], 16) + int(f[5], 16)
+    return 0, 0
+
+
+def foreign_user_samples(lines, code):
+    """The `perf script default gzip` sample lines whose user IP lies outside BusyBox's code;
+    None if the section holds no user sample at all"""
+    users = [ln for ln in lines if (m := RE_SAMPLE.match(ln)) and int(m.group(5), 16) < 1 << 63]
+    if not users:
+        return None
+    return [ln.strip() for ln in users
+            if not code[0] <= int(RE_SAMPLE.match(ln).group(5), 16) < code[1]]
 
 
 def map_base(build):
@@ -420,6 +444,21 @@ def check_guest(name, info, spec, res, verbose, native=None, build=None):
                 res.fail(cname, "; ".join(bad))
             else:
                 res.ok(cname, verbose)
+
+    if "symbols" in spec:
+        # the raw IPs behind that report: a wrong name is then told from a wrong sample
+        cname = f"{name}:linux:samples-gzip-in-busybox"
+        code = busybox_code(build)
+        bad = foreign_user_samples(info["sections"].get("perf script default gzip", []), code)
+        if bad is None:
+            res.fail(cname, "perf script of the gzip recording printed no user sample")
+        elif bad:
+            maps = [ln.strip() for ln in info["sections"]["perf script default gzip"]
+                    if "PERF_RECORD_MMAP" in ln and "busybox" in ln]
+            res.fail(cname, f"{len(bad)} user IPs outside BusyBox's code "
+                     f"[{code[0]:#x}, {code[1]:#x}): " + "; ".join(bad[:4] + maps[:2]))
+        else:
+            res.ok(cname, verbose)
 
     if info["done"] is None:
         res.fail(f"{name}:linux:done", "no '=== done ===' line from /init")

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-2-Clause
-"""Host test of tools/check_linux.py's judgement of a `perf record` of loop-5m.
+"""Host test of tools/check_linux.py's judgement of a `perf record` of loop-5m (and of gzip's
+raw user IPs).
 
 usage: test_check_linux.py
 
@@ -101,6 +102,28 @@ def ips_outside_the_loop_are_named():
     info, rec = boot(1, 50, on(0, 49) + on(0, 1, 0x100c8))
     assert judge(info, rec) == [
         f"1 IPs outside loop..loop_end [{LO:#x}, {HI:#x}]: 0x100c8"], judge(info, rec)
+
+
+GZIP = ["      0 [000]     0.000000: PERF_RECORD_MMAP -1/0: [0xffffffff80002000(0x1811c2) @ "
+        "0xffffffff80002000]: x [kernel.kallsyms]_text",
+        "     49 [000]     1.378821:          1  ffffffff8006f330 perf_event_exec+0x14c",
+        "     49 [000]     1.378887: PERF_RECORD_MMAP2 49/49: [0x10000(0x15a000) @ 0 00:02 17 "
+        "4275481270]: r-xp /bin/busybox",
+        "     49 [001]     1.380012:     238187            90efa crc32_block_endian0+0x22"]
+
+
+@check
+def gzip_user_ips_inside_busybox_code():
+    code = (0x10000, 0x169bbf)
+    assert check_linux.foreign_user_samples(GZIP, code) == []
+    bad = "     49 [001]     1.381000:      70044           16a5c8 Arg1Opt+0x8"
+    assert check_linux.foreign_user_samples(GZIP + [bad], code) == [bad.strip()]
+    # kernel samples only, or the section missing: no user sample to judge
+    assert check_linux.foreign_user_samples(GZIP[:3], code) is None
+    assert check_linux.foreign_user_samples([], code) is None
+    # a line the console cut within its IP is not taken for a sample
+    cut = ["     49 [001]     1.382000:     238187            9", "0efa crc32_block_endian0+0x22"]
+    assert check_linux.foreign_user_samples(GZIP + cut, code) == []
 
 
 def main():

@@ -56,6 +56,10 @@ struct script {
 #define REPORT	   "/bin/perf report -i /tmp/perf.data --stdio"
 #define SCRIPT_IP  "/bin/perf script -i /tmp/perf.data -F cpu,ip"
 #define FW_EVENTS  "r8000000000000005,r8000000000000006,r8000000000000007"
+/* every sample with its CPU, task, time and period, and the mappings perf resolved them by */
+#define SCRIPT_SAMPLES                                                                             \
+	"/bin/perf script -i /tmp/perf.data -F cpu,tid,time,ip,sym,symoff,period "                 \
+	"--show-mmap-events"
 /* every standard SBI firmware event, 0..21 (SBI v3.0 table "PMU firmware events") */
 #define FW_ALL                                                                                     \
 	"r8000000000000000,r8000000000000001,r8000000000000002,r8000000000000003,"                 \
@@ -101,8 +105,9 @@ static const struct step perf_check[] = {
 	{"perf stat fw nsleep", "/bin/perf stat -x , -a -e " FW_EVENTS " /bin/nsleep"},
 	{NULL, "/bin/mkdata /tmp/data 100000"},
 	{"perf record default gzip",
-	 "/bin/perf record -o /tmp/perf.data /bin/gzip -k -f /tmp/data"},
+	 "/bin/perf record --sample-cpu -o /tmp/perf.data /bin/gzip -k -f /tmp/data"},
 	{"perf report default gzip", REPORT " --sort sym"},
+	{"perf script default gzip", SCRIPT_SAMPLES},
 	{"uptime", "cat /proc/uptime"},
 	{NULL, NULL}};
 
