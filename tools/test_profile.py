@@ -7,7 +7,7 @@ usage: test_profile.py --build BUILD --synth PROFILE-SYNTH
 profile-synth (core/test/profile_synth.c) writes a stream with the C structs of
 core/profile_format.h: samples at PCs inside known functions of the guest kernel
 (build/linux/vmlinux; a 3-deep call chain), of a workload (loop-5m, loop-1m) and of BusyBox
-(its stripped /bin/busybox: symbols from the unstripped build by build-id), one with no task,
+(/bin/busybox, which keeps its symbol table), one with no task,
 and LOST records. tools/profile.py converts it; the checks read its report, folded stacks and
 SVG, and what Debian's perf (linux-perf) makes of the perf.data files: `perf report --stdio`
 rows and percentages, `perf script` call chains, the header. Prints TAP as cmocka does, so

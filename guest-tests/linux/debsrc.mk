@@ -58,5 +58,6 @@ $(LG_OUT)/busybox $(LG_OUT)/busybox.links &: $(LG_DEB)/busybox/.pmuvisor-unpacke
 	env -u MAKEFLAGS $(LG_BB_MAKE) -j$(LG_JOBS) busybox
 	env -u MAKEFLAGS $(LG_BB_MAKE) busybox.links
 	grep -qx 'CONFIG_ASH_JOB_CONTROL=y' $(LG_BB_OBJ)/.config
-	$(LG_CROSS)strip -o $(LG_OUT)/busybox $(LG_BB_OBJ)/busybox
+	$(LG_CROSS)objcopy --strip-debug --wildcard --strip-symbol='$$x*' --strip-symbol='$$d*' \
+		$(LG_BB_OBJ)/busybox_unstripped $(LG_OUT)/busybox
 	cp $(LG_BB_OBJ)/busybox.links $(LG_OUT)/busybox.links

@@ -23,8 +23,8 @@ LG_WL_ELFS  := $(foreach l,$(LG_LOOPS),$(LG_OUT)/workloads/$(firstword $(subst :
 include $(LG_DIR)/debsrc.mk
 
 .PHONY: linux-guest linux-kernel linux-perf linux-initramfs linux-workloads linux-guest-clean
-linux-guest: $(LG_OUT)/Image $(LG_OUT)/perf $(LG_OUT)/busybox $(LG_OUT)/busybox.debug \
-	     $(LG_OUT)/initramfs.cpio $(LG_WL_ELFS)
+linux-guest: $(LG_OUT)/Image $(LG_OUT)/perf $(LG_OUT)/busybox $(LG_OUT)/initramfs.cpio \
+	     $(LG_WL_ELFS)
 linux-kernel: $(LG_OUT)/Image
 linux-perf: $(LG_OUT)/perf
 linux-initramfs: $(LG_OUT)/initramfs.cpio
@@ -129,26 +129,12 @@ $(LG_OUT)/gen_init_cpio: $(LG_SRC)/.pmuvisor-extracted
 	@mkdir -p $(dir $@)
 	cc -O2 -o $@ $(LG_SRC)/usr/gen_init_cpio.c
 
-# BusyBox's symbols for perf report: the symbol table of its unstripped link (BusyBox strips
-# /bin/busybox; both carry the same GNU build ID), in the file perf looks for by build ID,
-# /usr/lib/debug/.build-id/<first 2 hex digits>/<the other 38>.debug (docs/linux-guest.md).
-# Without the RISC-V mapping symbols ($x<ISA string>, $d): perf 6.12 skips them only on Arm
-# and would name most samples `$xrv64i2p1_m2p0_...` instead of their function.
-$(LG_OUT)/busybox.debug: $(LG_OUT)/busybox $(LG_DIR)/linux.mk
-	$(LG_CROSS)objcopy --only-keep-debug --wildcard --strip-symbol='$$x*' \
-		--strip-symbol='$$d*' $(LG_BB_OBJ)/busybox_unstripped $@
-	@id() { $(LG_CROSS)readelf -n $$1 | sed -n 's/.*Build ID: //p'; }; \
-	[ -n "$$(id $<)" ] && [ "$$(id $<)" = "$$(id $@)" ] || \
-		{ echo "linux.mk: $< and $@ differ in build ID" >&2; rm -f $@; exit 1; }
-
 # BusyBox: /bin/busybox and one link per applet, all in /bin (/sbin, /usr/bin and /usr/sbin
 # are links to it); an applet never replaces a file of ours (/init, /bin/perf, workloads).
 LG_BB_SKIP := init linuxrc perf $(foreach l,$(LG_LOOPS),$(firstword $(subst :, ,$(l)))) nsleep \
 	      timeit mkdata
-$(LG_OUT)/initramfs.list: $(LG_DIR)/linux.mk $(LG_OUT)/busybox.links $(LG_OUT)/busybox.debug
+$(LG_OUT)/initramfs.list: $(LG_DIR)/linux.mk $(LG_OUT)/busybox.links
 	@mkdir -p $(dir $@)
-	id=$$($(LG_CROSS)readelf -n $(LG_OUT)/busybox.debug | sed -n 's/.*Build ID: //p'); \
-	dbg=/usr/lib/debug/.build-id/$$(echo $$id | cut -c1-2); \
 	{ \
 	echo 'dir /dev 0755 0 0'; \
 	echo 'nod /dev/console 0600 0 0 c 5 1'; \
@@ -165,16 +151,13 @@ $(LG_OUT)/initramfs.list: $(LG_DIR)/linux.mk $(LG_OUT)/busybox.links $(LG_OUT)/b
 	echo 'slink /bin/mkdata /init 0777 0 0'; \
 	echo 'file /bin/perf $(LG_OUT)/perf 0755 0 0'; \
 	echo 'file /bin/busybox $(LG_OUT)/busybox 0755 0 0'; \
-	for d in /usr/lib /usr/lib/debug /usr/lib/debug/.build-id $$dbg; do \
-		echo "dir $$d 0755 0 0"; done; \
-	echo "file $$dbg/$$(echo $$id | cut -c3-).debug $(LG_OUT)/busybox.debug 0644 0 0"; \
 	$(foreach w,$(LG_WL_ELFS),echo 'file /bin/$(basename $(notdir $(w))) $(w) 0755 0 0';) \
 	sed 's|.*/||' $(LG_OUT)/busybox.links | sort -u | grep -vxF $(LG_BB_SKIP:%=-e %) | \
 		sed 's|.*|slink /bin/& busybox 0777 0 0|'; \
 	} > $@
 
 $(LG_OUT)/initramfs.cpio: $(LG_OUT)/initramfs.list $(LG_OUT)/gen_init_cpio $(LG_OUT)/init \
-			  $(LG_OUT)/perf $(LG_OUT)/busybox $(LG_OUT)/busybox.debug $(LG_WL_ELFS)
+			  $(LG_OUT)/perf $(LG_OUT)/busybox $(LG_WL_ELFS)
 	$(LG_OUT)/gen_init_cpio $< > $@.tmp && mv $@.tmp $@
 
 # The configurations name the guest's files as build/linux/... (mkbundle's .d files too), while
