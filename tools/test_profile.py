@@ -10,7 +10,8 @@ core/profile_format.h: samples at PCs inside known functions of the guest kernel
 (/bin/busybox, which keeps its symbol table), one with no task,
 and LOST records. tools/profile.py converts it; the checks read its report, folded stacks and
 SVG, and what Debian's perf (linux-perf) makes of the perf.data files: `perf report --stdio`
-rows and percentages, `perf script` call chains, the header. Prints TAP as cmocka does, so
+rows and percentages, `perf script` call chains, the header. One check symbolizes a sample of the
+stripped /bin/perf through the build-id lookup in a --debug-dir. Prints TAP as cmocka does, so
 tools/run-tests.py counts every check (build/unit/profile-host runs this script). Without
 perf on PATH the perf checks are skipped, with the reason, which tools/run-tests.py counts
 as failures.
@@ -31,6 +32,7 @@ _spec = importlib.util.spec_from_file_location(
     "pmuvisor_profile", os.path.join(os.path.dirname(os.path.abspath(__file__)), "profile.py"))
 prof = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(prof)
+from profile_stream import Sample  # noqa: E402 (tools/ is on the path now)
 
 PERIOD = 100000
 VSATP_A = 0x8000000000012345
@@ -355,6 +357,30 @@ def console_log(env):
     expect(st.samples == ref.samples and st.lost == ref.lost and st.guests == ref.guests,
            f"{len(st.samples)} samples, {len(st.lost)} LOST from the console log; "
            f"{len(ref.samples)}, {len(ref.lost)} from the stream")
+
+
+@check
+def stripped_exe_by_build_id(env):
+    """A stripped executable of the guest's list (/bin/perf) is named by the ELF with its
+    build-id in a --debug-dir (build/linux/perf-obj/perf); with no such directory its samples
+    keep the address only, as perf's would."""
+    listing = os.path.join(env.build, "linux", "initramfs.list")
+    obj_dir = os.path.join(env.build, "linux", "perf-obj")
+    stripped = prof.load_elf(os.path.join(env.build, "linux", "perf"))
+    full = prof.load_elf(os.path.join(obj_dir, "perf"))
+    expect(not stripped.has_symtab() and stripped.build_id and
+           stripped.build_id == full.build_id and full.has_symtab(),
+           f"/bin/perf stripped with build-id {stripped.build_id.hex()}, perf-obj/perf "
+           f"{full.build_id.hex()} with symbols: not the pair this check needs")
+    pc = full.symbol_address("cmd_record") + 8
+    sample = Sample(time=1, guest=0, vcpu=0, hart=0, mode=prof.MODE_VU,
+                         flags=prof.SAMPLE_TASK, pid=42, tid=42, pc=pc, vsatp=0,
+                         comm="perf", chain=())
+    for dirs, want in (([obj_dir], ("perf", "cmd_record")), ([], ("perf", None))):
+        files = prof.GuestFiles(listing, dirs, warn=lambda msg: None)
+        got = list(prof.GuestProfile(0, "alpha", [sample], None, files).resolved())
+        expect(got == [("perf", [want + (pc, False)])],
+               f"debug dirs {dirs}: {pc:#x} in /bin/perf resolved as {got}, expected {want}")
 
 
 def main():
