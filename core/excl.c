@@ -79,9 +79,8 @@ bool excl_enabled;
 /* A hart's turn: a vCPU's slice (10 ms) */
 static unsigned long turn_ticks;
 /*
- * How often a hart taking the token looks whether the others have parked
- * (1 us: the others park as soon as they take its IPI, and under -icount
- * the rest of a nap passes idle once they have)
+ * How far ahead a hart taking the token arms its timer while it waits for
+ * the others to park (1 us: they park as soon as they take its IPI)
  */
 static unsigned long park_poll_ticks;
 /* How long a vCPU that spins with nothing to yield to naps (10 us) */
@@ -304,6 +303,32 @@ static bool parked_quiet(unsigned int i, unsigned long gen, bool sent, unsigned 
 }
 
 /*
+ * Wait until hart i has parked for acquisition gen (parked_quiet).
+ *
+ * We wait running, the timer armed a microsecond ahead, and look again:
+ * under -icount QEMU's round robin runs a hart for at most half the time to
+ * the machine's next deadline before the others (icount_percpu_budget), so
+ * the deadline gives the hart we wait for its turn at once. Unarmed, a
+ * spinning hart ran through its whole budget first (23 ms of virtual time
+ * per acquisition on average, 93 % of a `perf stat -a -- sleep 3`). Halted
+ * (a nap), we would leave every hart halted once the other parks, and QEMU's
+ * CPU thread would wait for its main loop thread to run our timer: two host
+ * thread switches per acquisition. A parked hart's acknowledgement is its
+ * last store before its wfi, so it cannot send us an IPI. IPIs to us stay
+ * pending meanwhile, for the guest entry to see.
+ */
+static void wait_parked(unsigned int i, unsigned long gen, bool sent, unsigned long seen)
+{
+	while (!parked_quiet(i, gen, sent, seen)) {
+		uint64_t until = timer_now() + park_poll_ticks;
+
+		timer_arm(until);
+		while (!parked_quiet(i, gen, sent, seen) && timer_now() < until)
+			cpu_relax();
+	}
+}
+
+/*
  * Take the token and wait until every other hart has parked; false if
  * another hart holds it (we parked until its release) or it is another
  * hart's turn (we waited for it to end, or for an IPI): look at the queue
@@ -318,19 +343,12 @@ static bool parked_quiet(unsigned int i, unsigned long gen, bool sent, unsigned 
  * hart, tens of ms, before the hart we waited for ran again): we would
  * release at once, take it again later, and the vCPU never run (seen: a
  * pmu-mux vCPU starved for minutes).
- *
- * We nap while we wait, not spin: under -icount a halted hart lets the others
- * run at once, where a spinning one ran through its budget first (23 ms of
- * virtual time per acquisition on average, 93 % of a `perf stat -a -- sleep
- * 3`). A parked hart's acknowledgement is its last store before its wfi, so
- * it cannot send us an IPI: a short timer ends each nap. A kick that came
- * meanwhile is made pending again, for the loop or the guest entry to see.
  */
 bool excl_acquire(struct hart *h)
 {
 	unsigned long others = (BIT(nr_harts) - 1) & ~BIT(h->index);
 	unsigned long token, gen, sent = 0, seen[HART_MAX] = {0};
-	bool napped = false, kicked = false;
+	bool waited = false;
 
 	if (excl_blocked(h)) {
 		excl_park(h);
@@ -356,13 +374,11 @@ bool excl_acquire(struct hart *h)
 			hart_send_ipi(harts[i].hartid);
 		}
 	for (unsigned int i = 0; i < nr_harts; i++)
-		while ((others & BIT(i)) && !parked_quiet(i, gen, (sent >> i) & 1, seen[i])) {
-			napped = true;
-			kicked |= timer_nap(timer_now() + park_poll_ticks);
+		if ((others & BIT(i)) && !parked_quiet(i, gen, (sent >> i) & 1, seen[i])) {
+			waited = true;
+			wait_parked(i, gen, (sent >> i) & 1, seen[i]);
 		}
-	if (kicked)
-		timer_repost_ipi();
-	if (napped && h->timer_armed != UINT64_MAX)
+	if (waited)
 		timer_arm(h->timer_armed);
 	turn_started(h);
 	arm_before(h, h->excl.turn_end);

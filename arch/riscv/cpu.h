@@ -13,6 +13,12 @@ static inline void cpu_spin(unsigned long iters)
 		asm volatile("1: addi %0, %0, -1\n\tbnez %0, 1b" : "+r"(iters));
 }
 
+/* In a loop that polls memory: Zihintpause's PAUSE, a FENCE that does nothing without it */
+static inline void cpu_relax(void)
+{
+	asm volatile(".4byte 0x0100000f" ::: "memory");
+}
+
 /* The hypervisor keeps this hart's `struct hart` pointer in tp */
 static inline void *cpu_get_tp(void)
 {

@@ -14,6 +14,9 @@ static inline void cpu_spin(unsigned long iters)
 		;
 }
 
+/* defined by the test that polls for another hart (core/excl.c): what that hart does meanwhile */
+void cpu_relax(void);
+
 extern void *host_tp; /* defined by the test that uses this_hart() */
 static inline void *cpu_get_tp(void)
 {
