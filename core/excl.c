@@ -303,7 +303,8 @@ static bool parked_quiet(unsigned int i, unsigned long gen, bool sent, unsigned 
 }
 
 /*
- * Wait until hart i has parked for acquisition gen (parked_quiet).
+ * Wait until hart i has parked for acquisition gen (parked_quiet); whether
+ * it had not yet.
  *
  * We wait running, the timer armed a microsecond ahead, and look again:
  * under -icount QEMU's round robin runs a hart for at most half the time to
@@ -317,15 +318,19 @@ static bool parked_quiet(unsigned int i, unsigned long gen, bool sent, unsigned 
  * last store before its wfi, so it cannot send us an IPI. IPIs to us stay
  * pending meanwhile, for the guest entry to see.
  */
-static void wait_parked(unsigned int i, unsigned long gen, bool sent, unsigned long seen)
+static bool wait_parked(unsigned int i, unsigned long gen, bool sent, unsigned long seen)
 {
+	bool waited = false;
+
 	while (!parked_quiet(i, gen, sent, seen)) {
 		uint64_t until = timer_now() + park_poll_ticks;
 
+		waited = true;
 		timer_arm(until);
 		while (!parked_quiet(i, gen, sent, seen) && timer_now() < until)
 			cpu_relax();
 	}
+	return waited;
 }
 
 /*
@@ -374,10 +379,8 @@ bool excl_acquire(struct hart *h)
 			hart_send_ipi(harts[i].hartid);
 		}
 	for (unsigned int i = 0; i < nr_harts; i++)
-		if ((others & BIT(i)) && !parked_quiet(i, gen, (sent >> i) & 1, seen[i])) {
-			waited = true;
-			wait_parked(i, gen, (sent >> i) & 1, seen[i]);
-		}
+		if (others & BIT(i))
+			waited |= wait_parked(i, gen, (sent >> i) & 1, seen[i]);
 	if (waited)
 		timer_arm(h->timer_armed);
 	turn_started(h);

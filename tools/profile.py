@@ -39,8 +39,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from guest_symbols import GuestFiles, GuestProfile, load_elf  # noqa: E402,F401
 from perf_data import event_attr, write_perf_data  # noqa: E402
 from profile_stream import (CONSOLE_PREFIX, GUEST_ANY, MODE_VS, MODE_VU,  # noqa: E402,F401
-                            SAMPLE_TASK, SAMPLE_TRUNCATED, ProfileError, console_stream,
-                            dump, parse_stream, read_stream)
+                            SAMPLE_TASK, SAMPLE_TRUNCATED, ProfileError, Sample,
+                            console_stream, dump, parse_stream, read_stream)
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.path.join(REPO, "build")

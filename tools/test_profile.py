@@ -32,7 +32,6 @@ _spec = importlib.util.spec_from_file_location(
     "pmuvisor_profile", os.path.join(os.path.dirname(os.path.abspath(__file__)), "profile.py"))
 prof = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(prof)
-from profile_stream import Sample  # noqa: E402 (tools/ is on the path now)
 
 PERIOD = 100000
 VSATP_A = 0x8000000000012345
@@ -373,7 +372,7 @@ def stripped_exe_by_build_id(env):
            f"/bin/perf stripped with build-id {stripped.build_id.hex()}, perf-obj/perf "
            f"{full.build_id.hex()} with symbols: not the pair this check needs")
     pc = full.symbol_address("cmd_record") + 8
-    sample = Sample(time=1, guest=0, vcpu=0, hart=0, mode=prof.MODE_VU, flags=prof.SAMPLE_TASK,
+    sample = prof.Sample(time=1, guest=0, vcpu=0, hart=0, mode=prof.MODE_VU, flags=prof.SAMPLE_TASK,
                     pid=42, tid=42, pc=pc, vsatp=0, comm="perf", chain=())
     for dirs, want in (([obj_dir], ("perf", "cmd_record")), ([], ("perf", None))):
         files = prof.GuestFiles(listing, dirs, warn=lambda msg: None)
