@@ -24,7 +24,7 @@ const struct sbi_ext sbi_ext_time = {
 };
 
 /* Deliver a virtual supervisor software interrupt to each selected vCPU */
-void sbi_send_ipis(struct vcpu *from, unsigned long targets)
+static void sbi_send_ipis(struct vcpu *from, unsigned long targets)
 {
 	struct vm *vm = from->vm;
 

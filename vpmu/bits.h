@@ -17,10 +17,10 @@
 
 /*
  * Index of the lowest set bit of m (m != 0): Zbb's ctz in the hypervisor.
- * Without Zbb (the host's unit tests and fuzzer), libgcc's __ctzdi2 would
- * cost ~40 instructions on rv64imac: multiplying the isolated bit by a de
- * Bruijn sequence puts a unique 6-bit pattern in the top bits, which a
- * table maps back.
+ * Without Zbb (the host's unit tests and fuzzer) RV64IMAC has no such
+ * instruction and libgcc's __ctzdi2 loops over the bits: multiplying the
+ * isolated bit by a de Bruijn sequence puts a unique 6-bit pattern in the
+ * top bits, which a table maps back.
  */
 static inline unsigned int lowest_bit(unsigned long m)
 {

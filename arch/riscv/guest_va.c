@@ -45,11 +45,6 @@ int guest_va_read(unsigned long va, bool vs, void *dst, size_t len)
 	return err;
 }
 
-int guest_va_read64(unsigned long va, bool vs, uint64_t *out)
-{
-	return guest_va_read(va, vs, out, sizeof(*out));
-}
-
 bool guest_va_fixup(unsigned long scause, unsigned long sepc)
 {
 	/* load faults of any kind, misaligned loads: what a wild pointer gives */

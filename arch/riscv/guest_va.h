@@ -18,7 +18,6 @@
  * those loads would fault (dst is then partly written)
  */
 int guest_va_read(unsigned long va, bool vs, void *dst, size_t len);
-int guest_va_read64(unsigned long va, bool vs, uint64_t *out);
 
 /* trap.c: a trap at the load instruction resumes at the fault label */
 bool guest_va_fixup(unsigned long scause, unsigned long sepc);

@@ -5,7 +5,7 @@
  * its event selector (mhpmevent, or cyclecfg / instretcfg for i = 0 / 2)
  * through sireg2, and starts and stops counters through scountinhibit, an
  * alias of mcountinhibit. Mechanisms only: which value to write is the
- * physical PMU backend's business (vpmu/phys_cdeleg.c).
+ * physical PMU backend's business (vpmu/phys/cdeleg.c).
  */
 #ifndef ARCH_RISCV_PMU_CSR_H
 #define ARCH_RISCV_PMU_CSR_H

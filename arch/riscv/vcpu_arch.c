@@ -65,7 +65,7 @@ void vcpu_arch_hart_init(void)
 	csr_write(CSR_HIDELEG, VS_IRQ_BITS);
 	/*
 	 * Before any vCPU is loaded: the PMU bits 0, as vpmu's table of the hart
-	 * believes them (vpmu_phys_set_counteren_on); vpmu alone writes them after
+	 * believes them (vpmu_phys_set_counteren); vpmu alone writes them after
 	 */
 	csr_write(CSR_HCOUNTEREN, HCOUNTEREN_TM);
 	if (riscv_has(RISCV_EXT_SSTC))

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Private to arch/riscv/vcpu_arch.c and arch/riscv/vcpu_irq.c: which vCPU
+ * Private to arch/riscv/vcpu_arch.c, vcpu_irq.c and vcpu_imsic.c: which vCPU
  * this hart holds, how LCOFI reaches guests on this host, and the one way
  * to write vstimecmp. Inline: vcpu_arch_load runs them at every switch.
  */

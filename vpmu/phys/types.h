@@ -23,7 +23,7 @@ struct qemu_hart {
 	uint32_t cyc, ins; /* bias: configured for an event QEMU may time as cycles / instret */
 	/* tlb-overflow (while on): configured for an event QEMU counts in its TLB fill */
 	uint32_t tlb;
-	/* ... each one's configuration, for the host to make again (qemu.c, tlb_config_again) */
+	/* ... each one's configuration, for the host to make again (qemu_tlb.c, tlb_config_again) */
 	uint32_t tlb_ev[32];
 	uint8_t tlb_flags[32];
 	/* event-map: the event QEMU's map gives each programmable counter (0: none) */
