@@ -117,6 +117,15 @@ static int parse_pmu(const void *fdt, int guest, struct vm_config *vc, char *err
  * "profile-period" its count between samples, "profile-depth" the chain's
  * frames, "profile-task-offsets" <pid tgid comm> of a Linux task_struct.
  */
+/* Whether s may stand quoted in an error, which is one line of printable ASCII */
+static bool printable(const char *s)
+{
+	for (; *s; s++)
+		if (*s < 0x20 || *s > 0x7e)
+			return false;
+	return true;
+}
+
 static int parse_profile(const void *fdt, int node, struct vm_config *vc, char *err, size_t errlen)
 {
 	struct vpmu_profile *pr = &vc->pmu.profile;
@@ -136,10 +145,15 @@ static int parse_profile(const void *fdt, int node, struct vm_config *vc, char *
 		pr->event_idx = 0x2;
 	else {
 		pr->event_idx = (uint32_t)strtoul(s, &end, 0);
-		if (*end || !pr->event_idx || pr->event_idx >> 20)
-			fail("guest %s: profile \"%s\" is not cycles, instructions or an "
+		if (*end || !pr->event_idx || pr->event_idx >> 20) {
+			if (!printable(s))
+				fail("guest %s: profile is not cycles, instructions or an "
+				     "event_idx",
+				     name);
+			fail("guest %s: profile \"%.32s\" is not cycles, instructions or an "
 			     "event_idx",
 			     name, s);
+		}
 	}
 	pr->period = 100000;
 	p = fdt_getprop(fdt, node, "profile-period", &len);

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * Configuration parsing (core/config.c), a guest's properties: vCPUs,
- * memory, load offset, image and initrd blobs, bootargs, affinity, error
- * reporting, and random mutations of a valid bundle.
+ * memory, load offset, image and initrd blobs, bootargs, affinity, the
+ * hypervisor's profile, error reporting, and random mutations of a valid
+ * bundle.
  */
 #include <libfdt.h>
 #include <setjmp.h>
@@ -274,7 +275,8 @@ static void test_image_larger_than_memory(void **state)
 	parse_fails("big", "image (2101248 bytes) does not fit");
 }
 
-#define INITRD_CASE(fn, body)                                                                      \
+/* A guest of one vCPU with its memory and image, and body */
+#define GUEST_CASE(fn, body)                                                                       \
 	static void fn(void)                                                                       \
 	{                                                                                          \
 		dt_u32("vcpus", 1);                                                                \
@@ -282,11 +284,11 @@ static void test_image_larger_than_memory(void **state)
 		img_ok();                                                                          \
 		body;                                                                              \
 	}
-INITRD_CASE(g_initrd_beyond, dt_pair("pmuvisor,initrd-blob", 0x2000, 0x1001))
-INITRD_CASE(g_initrd_off_beyond, dt_pair("pmuvisor,initrd-blob", 0x10000, 0))
-INITRD_CASE(g_initrd_wraps, dt_pair("pmuvisor,initrd-blob", 0x2000, ~0ULL))
-INITRD_CASE(g_initrd_3cells, dt_cells("pmuvisor,initrd-blob", 3, 0, 0x2000, 0x1000))
-INITRD_CASE(g_initrd_ok, dt_pair("pmuvisor,initrd-blob", 0x2000, 0x1000))
+GUEST_CASE(g_initrd_beyond, dt_pair("pmuvisor,initrd-blob", 0x2000, 0x1001))
+GUEST_CASE(g_initrd_off_beyond, dt_pair("pmuvisor,initrd-blob", 0x10000, 0))
+GUEST_CASE(g_initrd_wraps, dt_pair("pmuvisor,initrd-blob", 0x2000, ~0ULL))
+GUEST_CASE(g_initrd_3cells, dt_cells("pmuvisor,initrd-blob", 3, 0, 0x2000, 0x1000))
+GUEST_CASE(g_initrd_ok, dt_pair("pmuvisor,initrd-blob", 0x2000, 0x1000))
 
 /* clang-format off */
 static const struct refusal initrd_refused[] = {
@@ -373,6 +375,42 @@ static void test_affinity(void **state)
 	assert_true(cfg.vms[0].has_affinity);
 	assert_int_equal(cfg.vms[0].affinity[0], 0x10);
 	assert_int_equal(cfg.vms[0].affinity[1], 0xffffffff);
+}
+
+/* Profiling from the hypervisor (docs/profiling.md): the guest's profile properties */
+GUEST_CASE(g_prof_typo, dt_str("profile", "cyces"))
+GUEST_CASE(g_prof_control, dt_str("profile", "cy\x05les\x1b[2J"))
+GUEST_CASE(g_prof_zero, dt_str("profile", "0"))
+GUEST_CASE(g_prof_wide, dt_str("profile", "0x100000"))
+GUEST_CASE(g_prof_period_small, dt_str("profile", "cycles"); dt_u32("profile-period", 999))
+GUEST_CASE(g_prof_depth_big, dt_str("profile", "cycles"); dt_u32("profile-depth", 65))
+GUEST_CASE(g_prof_ok, dt_str("profile", "instructions"); dt_u32("profile-period", 5000))
+
+/* clang-format off */
+static const struct refusal profile_refused[] = {
+	REFUSE(g_prof_typo, "profile \"cyces\" is not cycles, instructions or an event_idx"),
+	REFUSE(g_prof_control, "profile is not cycles, instructions or an event_idx"),
+	REFUSE(g_prof_zero, "profile \"0\" is not"),
+	REFUSE(g_prof_wide, "profile \"0x100000\" is not"),
+	REFUSE(g_prof_period_small, "profile-period must be at least 1000"),
+	REFUSE(g_prof_depth_big, "profile-depth must be one cell <= 64"),
+};
+/* clang-format on */
+
+static void test_profile(void **state)
+{
+	(void)state;
+	REFUSE_ALL(profile_refused);
+	/* a name that is not printable is not quoted: the error stays one printable line */
+	one_guest(g_prof_control);
+	parse_fails("alpha", "profile is not");
+	for (const char *c = err; *c; c++)
+		assert_true(*c >= 0x20 && *c < 0x7f);
+	one_guest(g_prof_ok);
+	parse_ok();
+	assert_int_equal(cfg.vms[0].pmu.profile.event_idx, 0x2);
+	assert_int_equal(cfg.vms[0].pmu.profile.period, 5000);
+	assert_int_equal(cfg.vms[0].profile_depth, 32);
 }
 
 static void test_error_names_the_failing_guest(void **state)
@@ -473,6 +511,7 @@ int main(void)
 		T(test_initrd_blob),
 		T(test_bootargs),
 		T(test_affinity),
+		T(test_profile),
 		T(test_error_names_the_failing_guest),
 		T(test_small_error_buffer),
 		T(test_mutations_never_crash),
