@@ -98,6 +98,37 @@ static void test_config_while_put_placed_at_load(void **state)
 	assert_true(fake.c[i].running);
 }
 
+/*
+ * ... and the old configuration it leaves there carries no overflow flag:
+ * the counter overflowed and was stopped, the vCPU put, then configured
+ * again (the fuzzer's find). Its physical counter is released at once, as
+ * at a loaded configuration (place_unload_ctr), and the load configures it
+ * anew: the new event has not overflowed, in scountovf either.
+ */
+static void test_config_while_put_drops_overflow_flag(void **state)
+{
+	unsigned long i, val;
+
+	(void)state;
+	i = CFG(0, ALLMASK, 0, EV_INSTR, 0).value;
+	assert_int_equal(START(i, 1, SBI_PMU_START_FLAG_SET_INIT_VALUE, ~0UL).error, SBI_SUCCESS);
+	fake_advance(3);
+	assert_true(fake.c[i].of);
+	assert_int_equal(STOP(i, 1, 0).error, SBI_SUCCESS);
+	vpmu_vcpu_put(v);
+	assert_true(fake.c[i].configured && fake.c[i].of);
+	assert_int_equal(
+		CFG(i, 1, SBI_PMU_CFG_FLAG_SKIP_MATCH | SBI_PMU_CFG_FLAG_SET_SINH, EV_INSTR, 0)
+			.error,
+		SBI_SUCCESS);
+	assert_false(fake.c[i].configured);
+	vpmu_vcpu_load(v);
+	assert_true(fake.c[i].configured);
+	assert_false(fake.c[i].of);
+	assert_int_equal(vpmu_csr_read(v, VPMU_CSR_SCOUNTOVF, &val), 0);
+	assert_int_equal(val & (1UL << i), 0);
+}
+
 /* A counter v left configured at RESET never counts for another vCPU's event */
 static void test_stop_reset_config_evicted(void **state)
 {
@@ -413,13 +444,21 @@ static void test_start_direct(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		T(test_cfg_host_fallback_undone),	 T(test_stop_reset_keeps_config_stopped),
-		T(test_config_while_put_placed_at_load), T(test_stop_reset_config_evicted),
-		T(test_exclusive_event_evicts_other),	 T(test_takeover_needs_the_event_map),
-		T(test_undo_leaves_counter_taken_over),	 T(test_take_back_after_takeover),
-		T(test_no_take_back_after_release),	 T(test_disjoint_counters_no_reprogramming),
-		T(test_load_sees_owner_change),		 T(test_generation_counts_do_not_wrap),
-		T(test_no_take_over_between_guests),	 T(test_start_direct),
+		T(test_cfg_host_fallback_undone),
+		T(test_stop_reset_keeps_config_stopped),
+		T(test_config_while_put_placed_at_load),
+		T(test_stop_reset_config_evicted),
+		T(test_exclusive_event_evicts_other),
+		T(test_takeover_needs_the_event_map),
+		T(test_undo_leaves_counter_taken_over),
+		T(test_take_back_after_takeover),
+		T(test_no_take_back_after_release),
+		T(test_disjoint_counters_no_reprogramming),
+		T(test_load_sees_owner_change),
+		T(test_generation_counts_do_not_wrap),
+		T(test_no_take_over_between_guests),
+		T(test_start_direct),
+		T(test_config_while_put_drops_overflow_flag),
 	};
 
 	return cmocka_run_group_tests_name("vpmu_place", tests, NULL, NULL);
