@@ -111,12 +111,6 @@ static int parse_pmu(const void *fdt, int guest, struct vm_config *vc, char *err
 	return 0;
 }
 
-/*
- * Profiling from the hypervisor (docs/profiling.md): "profile" names the
- * event ("cycles", "instructions" or an SBI event_idx such as "0x10019"),
- * "profile-period" its count between samples, "profile-depth" the chain's
- * frames, "profile-task-offsets" <pid tgid comm> of a Linux task_struct.
- */
 /* Whether s may stand quoted in an error, which is one line of printable ASCII */
 static bool printable(const char *s)
 {
@@ -126,6 +120,12 @@ static bool printable(const char *s)
 	return true;
 }
 
+/*
+ * Profiling from the hypervisor (docs/profiling.md): "profile" names the
+ * event ("cycles", "instructions" or an SBI event_idx such as "0x10019"),
+ * "profile-period" its count between samples, "profile-depth" the chain's
+ * frames, "profile-task-offsets" <pid tgid comm> of a Linux task_struct.
+ */
 static int parse_profile(const void *fdt, int node, struct vm_config *vc, char *err, size_t errlen)
 {
 	struct vpmu_profile *pr = &vc->pmu.profile;
