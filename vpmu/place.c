@@ -194,18 +194,15 @@ long place_start_waiting(struct vpmu *v, unsigned int i, uint64_t value)
 long ctr_config(struct vpmu *v, unsigned int i, const struct op_args *a)
 {
 	struct vpmu_ctr *c = ctr_of(v, i);
-	bool hw = is_hw(i), had = hw_bit(v->placed, i);
+	bool hw = is_hw(i);
 
 	if (c->state == VPMU_CTR_STARTED)
 		return SBI_ERR_NOT_SUPPORTED;
-	/*
-	 * Off its physical counter first, loaded or put: a put vCPU's old
-	 * configuration stays on its resident hart for the next load to take
-	 * over or evict, but not with an overflow flag (place_unload_ctr)
-	 */
-	if (had)
-		place_unload_ctr(v, i);
 	if (hw && v->loaded) {
+		bool had = hw_bit(v->placed, i);
+
+		if (had)
+			place_unload_ctr(v, i);
 		if (!place_try_config(v, i, a->flags, a->event_idx, a->event_data, a->key)) {
 			if (had)
 				place_load_ctr(v, i);
@@ -213,6 +210,13 @@ long ctr_config(struct vpmu *v, unsigned int i, const struct op_args *a)
 		}
 		set_hw_bit(&v->placed, i, true);
 		set_hw_bit(&v->synced, i, false);
+	} else if (hw) {
+		/*
+		 * put: the old configuration stays on its resident hart for the
+		 * next load to take over or evict, but not with an overflow flag,
+		 * as at a loaded vCPU's (place_unload_ctr); the load places the new
+		 */
+		place_unload_ctr(v, i);
 	}
 	c->event_idx = (uint32_t)a->event_idx;
 	c->event_data = a->event_data;
