@@ -372,8 +372,9 @@ def stripped_exe_by_build_id(env):
            f"/bin/perf stripped with build-id {stripped.build_id.hex()}, perf-obj/perf "
            f"{full.build_id.hex()} with symbols: not the pair this check needs")
     pc = full.symbol_address("cmd_record") + 8
-    sample = prof.Sample(time=1, guest=0, vcpu=0, hart=0, mode=prof.MODE_VU, flags=prof.SAMPLE_TASK,
-                    pid=42, tid=42, pc=pc, vsatp=0, comm="perf", chain=())
+    sample = prof.Sample(time=1, guest=0, vcpu=0, hart=0, mode=prof.MODE_VU,
+                         flags=prof.SAMPLE_TASK, pid=42, tid=42, pc=pc, vsatp=0, comm="perf",
+                         chain=())
     for dirs, want in (([obj_dir], ("perf", "cmd_record")), ([], ("perf", None))):
         files = prof.GuestFiles(listing, dirs, warn=lambda msg: None)
         got = list(prof.GuestProfile(0, "alpha", [sample], None, files).resolved())
