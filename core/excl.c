@@ -246,8 +246,14 @@ void excl_park(struct hart *h)
 		want = v->state != VCPU_DEAD && v->state != VCPU_STOPPED;
 	if (want)
 		__atomic_or_fetch(&excl_want, BIT(h->index), __ATOMIC_SEQ_CST);
-	while (token = __atomic_load_n(&excl_token, __ATOMIC_ACQUIRE), excl_blocks(h, token))
+	while (token = __atomic_load_n(&excl_token, __ATOMIC_ACQUIRE), excl_blocks(h, token)) {
+		unsigned long mark = __atomic_load_n(&h->excl.ipi_gen, __ATOMIC_ACQUIRE);
+
+		/* read after the IPIs taken so far, seen before the acknowledgement (parked_quiet) */
+		__atomic_store_n(&h->excl.ipi_seen, mark, __ATOMIC_RELAXED);
+		__atomic_thread_fence(__ATOMIC_RELEASE);
 		timer_wait_ipi(false, &h->excl.park_gen, excl_gen(token));
+	}
 	if (h->excl.fence_pending) {
 		h->excl.fence_pending = false;
 		hart_fence_guests();
@@ -284,22 +290,36 @@ void excl_release(struct hart *h)
 			hart_send_ipi(harts[i].hartid);
 }
 
-/*
- * Hart i has parked for generation gen and executes nothing more: also the
- * IPI we sent it (sent; its count of IPIs taken was seen) has arrived. An
- * IPI (an MSI, or through the SBI) may arrive after the hart parked; it
- * would wake the hart (and, through the SBI, run the firmware's IPI
- * handler), whose look at the token would then run while we count. Awake,
- * it withdraws its acknowledgement before the IPI is counted
- * (timer_wait_ipi), so an acknowledgement read after the count is the one
- * before its last wfi.
- */
-static bool parked_quiet(unsigned int i, unsigned long gen, bool sent, unsigned long seen)
+/* Hart i has acknowledged acquisition gen: it halted, or is about to (its last store before wfi) */
+static bool parked_acked(unsigned int i, unsigned long gen)
 {
-	if (sent && __atomic_load_n(&harts[i].arch.ipis, __ATOMIC_ACQUIRE) == seen)
-		return false;
 	return (__atomic_load_n(&excl_parked, __ATOMIC_ACQUIRE) & BIT(i)) &&
 	       __atomic_load_n(&harts[i].excl.park_gen, __ATOMIC_ACQUIRE) == gen;
+}
+
+/*
+ * Hart i has parked for acquisition gen and executes nothing more: also the
+ * IPI we sent it (sent) has arrived. An IPI (an MSI, or through the SBI)
+ * that arrives after the hart looked for one and acknowledged ends its wfi
+ * at once (and, through the SBI, runs the firmware's IPI handler, some 400
+ * instructions), which QEMU charges to our counters. The hart may take an
+ * older IPI and acknowledge before ours arrives (QEMU's round robin can run
+ * it between any two of our instructions). So we mark ours (ipi_gen) after
+ * sending it, and the hart reads the mark before each acknowledgement,
+ * after the IPIs it took (ipi_seen): having read our mark, it looked for
+ * IPIs while ours was pending.
+ */
+static bool parked_quiet(unsigned int i, unsigned long gen, bool sent)
+{
+	return parked_acked(i, gen) &&
+	       (!sent || __atomic_load_n(&harts[i].excl.ipi_seen, __ATOMIC_ACQUIRE) == gen);
+}
+
+/* Interrupt hart i for acquisition gen: the mark after the IPI (parked_quiet) */
+static void send_marked(unsigned int i, unsigned long gen)
+{
+	hart_send_ipi(harts[i].hartid);
+	__atomic_store_n(&harts[i].excl.ipi_gen, gen, __ATOMIC_RELEASE);
 }
 
 /*
@@ -316,19 +336,22 @@ static bool parked_quiet(unsigned int i, unsigned long gen, bool sent, unsigned 
  * CPU thread would wait for its main loop thread to run our timer: two host
  * thread switches per acquisition. A parked hart's acknowledgement is its
  * last store before its wfi, so it cannot send us an IPI. IPIs to us stay
- * pending meanwhile, for the guest entry to see.
+ * pending meanwhile, for the guest entry to see. A hart that took our IPI
+ * before we marked it may halt before it reads the mark: it gets another.
  */
-static bool wait_parked(unsigned int i, unsigned long gen, bool sent, unsigned long seen)
+static bool wait_parked(unsigned int i, unsigned long gen, bool sent)
 {
 	bool waited = false;
 
-	while (!parked_quiet(i, gen, sent, seen)) {
+	while (!parked_quiet(i, gen, sent)) {
 		uint64_t until = timer_now() + park_poll_ticks;
 
 		waited = true;
 		timer_arm(until);
-		while (!parked_quiet(i, gen, sent, seen) && timer_now() < until)
+		while (!parked_quiet(i, gen, sent) && timer_now() < until)
 			cpu_relax();
+		if (sent && parked_acked(i, gen) && !parked_quiet(i, gen, sent))
+			send_marked(i, gen);
 	}
 	return waited;
 }
@@ -352,7 +375,7 @@ static bool wait_parked(unsigned int i, unsigned long gen, bool sent, unsigned l
 bool excl_acquire(struct hart *h)
 {
 	unsigned long others = (BIT(nr_harts) - 1) & ~BIT(h->index);
-	unsigned long token, gen, sent = 0, seen[HART_MAX] = {0};
+	unsigned long token, gen, sent = 0;
 	bool waited = false;
 
 	if (excl_blocked(h)) {
@@ -375,12 +398,11 @@ bool excl_acquire(struct hart *h)
 		if ((others & BIT(i)) &&
 		    !(__atomic_load_n(&excl_parked, __ATOMIC_ACQUIRE) & BIT(i))) {
 			sent |= BIT(i);
-			seen[i] = __atomic_load_n(&harts[i].arch.ipis, __ATOMIC_ACQUIRE);
-			hart_send_ipi(harts[i].hartid);
+			send_marked(i, gen);
 		}
 	for (unsigned int i = 0; i < nr_harts; i++)
 		if (others & BIT(i))
-			waited |= wait_parked(i, gen, (sent >> i) & 1, seen[i]);
+			waited |= wait_parked(i, gen, (sent >> i) & 1);
 	if (waited)
 		timer_arm(h->timer_armed);
 	turn_started(h);

@@ -24,6 +24,8 @@ struct excl_hart {
 	const struct vcpu *counter; /* ... the vCPU that counted with it */
 	uint64_t pause_end;	    /* ... which, having stopped, keeps it until then (0: counts) */
 	volatile unsigned long park_gen; /* the last token release it has seen while parked */
+	volatile unsigned long ipi_gen; /* mark of the last acquisition's IPI to it, stored after */
+	volatile unsigned long ipi_seen; /* ... as it read it before its acknowledgement */
 	volatile uint64_t wake_at;	 /* halted until then: see excl_sleep() */
 	bool fence_pending;		 /* a guest remote fence waits for it to leave its park */
 };

@@ -59,9 +59,11 @@ void hart_send_ipi(unsigned long hartid)
 	int f = file_of(hartid);
 
 	if (f >= 0 && __atomic_load_n(&files[f].ready, __ATOMIC_ACQUIRE)) {
-		/* what the sender loaded and stored before comes first (excl_acquire's count) */
+		/* what the sender loaded and stored before comes first (excl_acquire's token) */
 		asm volatile("fence rw, o" ::: "memory");
 		*files[f].seteipnum = IPI_ID;
+		/* ... and it is on its way before what the sender stores next (excl_acquire's mark) */
+		asm volatile("fence o, w" ::: "memory");
 		return;
 	}
 	sbi_ecall(SBI_EXT_IPI, SBI_EXT_IPI_SEND_IPI, 1, hartid, 0, 0, 0, 0);

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "arch/riscv/csr.h"
 #include "arch/riscv/ipi.h"
-#include "arch/riscv/percpu.h"
 #include "arch/riscv/sbi_call.h"
 #include "arch/riscv/timer.h"
 #include "arch/riscv/vcpu_arch.h"
@@ -37,12 +36,7 @@ void timer_ack(void)
 
 bool timer_take_ipi(void)
 {
-	struct arch_hart *a = (struct arch_hart *)percpu_base();
-
-	if (!ipi_arch_take())
-		return false;
-	__atomic_add_fetch(&a->ipis, 1, __ATOMIC_SEQ_CST);
-	return true;
+	return ipi_arch_take();
 }
 
 /* What a sleep changes of the interrupt enables, to put back after it */

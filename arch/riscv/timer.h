@@ -18,11 +18,7 @@ static inline uint64_t timer_now(void)
 void timer_arm(uint64_t when);
 /* Take the pending HS timer interrupt: disarm it */
 void timer_ack(void);
-/*
- * Take a pending IPI, if any: clear it and count it in this hart's
- * arch_hart.ipis (every wait below takes IPIs this way), so that another
- * hart can tell when an IPI it sent has arrived. Returns whether there was one.
- */
+/* Take a pending IPI, if any (every wait below takes IPIs this way); whether there was one */
 bool timer_take_ipi(void);
 /* Wait with interrupts masked until something is pending; returns sip */
 unsigned long timer_idle(void);

@@ -90,7 +90,6 @@ struct vm_arch {
 struct arch_hart {
 	unsigned long stack_top;  /* first: read by _secondary_start (entry.S) */
 	struct vcpu_arch *loaded; /* whose VS CSRs, hvip, vstimecmp and FP state the hart holds */
-	volatile unsigned long ipis; /* IPIs it has taken (timer_take_ipi) */
 };
 
 /* This hart: its HS CSRs (delegation, counters, henvcfg), once, before any vCPU is loaded */

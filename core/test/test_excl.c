@@ -8,7 +8,8 @@
  * not be entered before the scheduler has loaded it again, even when the
  * hart could take the token back at once (the other hart's turn was over
  * too by then, as under QEMU -icount's round robin, whose budget for the
- * other hart can pass between two instructions of this one).
+ * other hart can pass between two instructions of this one). And a hart
+ * taking the token waits until the other has parked after its IPI arrived.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -30,6 +31,26 @@ unsigned int nr_harts;
 static unsigned int puts_done, spins, ipis_sent, sleeps;
 static uint64_t time_at_put; /* what the put's while lets pass: the other hart's budget */
 
+/*
+ * What hart 1 does when hart 0 sends its IPI (before hart 0 marks it):
+ * IPI_ARRIVES: nothing yet; it parks while hart 0 spins (cpu_relax).
+ * IPI_LATE: it takes an older IPI and parks, and hart 0's IPI arrives after
+ * its acknowledgement (QEMU's round robin ran hart 1 between hart 0's look
+ * at it and the send): it wakes, and parks again only while hart 0 spins.
+ * IPI_TAKEN_UNMARKED: it takes hart 0's IPI before the mark, parks and
+ * halts: only another IPI wakes it.
+ */
+static enum { IPI_ARRIVES, IPI_LATE, IPI_TAKEN_UNMARKED } ipi_case;
+static bool hart1_halted; /* parked with nothing pending: it runs only when an IPI comes */
+
+/* Hart 1 parks: the mark it read, then its acknowledgement (excl_park) */
+static void hart1_parks(void)
+{
+	harts[1].excl.ipi_seen = harts[1].excl.ipi_gen;
+	__atomic_or_fetch(&excl_parked, BIT(1), __ATOMIC_SEQ_CST);
+	harts[1].excl.park_gen = excl_gen(excl_token);
+}
+
 /* sched_put_counting (core/sched.c): the loaded vCPU, if it counts, leaves the hart */
 void sched_put_counting(struct hart *h)
 {
@@ -50,18 +71,31 @@ struct sbi_ret sbi_ecall(unsigned long ext, unsigned long fid, unsigned long arg
 {
 	(void)fid, (void)arg0, (void)arg2, (void)arg3, (void)arg4, (void)arg5;
 	assert_int_equal(ext, SBI_EXT_IPI);
-	/* the IPI reaches hart 1 at once */
-	harts[1].arch.ipis++;
 	ipis_sent += arg1 == 1;
+	if (hart1_halted) {
+		hart1_halted = false;
+		hart1_parks(); /* woken: it takes the IPI, reads the mark and parks again */
+		return (struct sbi_ret){0, 0};
+	}
+	if (ipi_case == IPI_LATE) {
+		hart1_parks(); /* acknowledged before this IPI arrives: it wakes at its next run */
+	} else if (ipi_case == IPI_TAKEN_UNMARKED) {
+		hart1_parks();
+		hart1_halted = true;
+	}
 	return (struct sbi_ret){0, 0};
 }
 
-/* A hart waiting for the others to park spins: meanwhile hart 1 takes the IPI and parks */
+/*
+ * A hart waiting for the others to park spins: meanwhile hart 1 runs (takes
+ * the IPI and parks), unless it halted; time passes
+ */
 void cpu_relax(void)
 {
 	spins++;
-	__atomic_or_fetch(&excl_parked, BIT(1), __ATOMIC_SEQ_CST);
-	harts[1].excl.park_gen = excl_gen(excl_token);
+	stub_time++;
+	if (!hart1_halted)
+		hart1_parks();
 }
 
 bool timer_nap(uint64_t until)
@@ -162,8 +196,11 @@ static int setup(void **state)
 	harts[0].excl.turn_end = T0;
 	harts[0].excl.counter = &vcpu;
 	stub_time = T0;
+	harts[1].excl.ipi_gen = harts[1].excl.ipi_seen = 0;
 	puts_done = spins = ipis_sent = sleeps = 0;
 	time_at_put = 0;
+	ipi_case = IPI_ARRIVES;
+	hart1_halted = false;
 	return 0;
 }
 
@@ -235,6 +272,15 @@ static void renewed_turn_goes_on(void **state)
 	assert_int_equal(harts[0].excl.turn_end, T0 + TICKS_PER_SEC / 100);
 }
 
+/* The token free (generation 1), nobody parked, both slices over: the turn is anyone's */
+static void token_free_turn_anyones(void)
+{
+	excl_token = 1UL << EXCL_OWNER_BITS;
+	excl_parked = 0;
+	turn_end = T0 - 1;
+	stub_time = T0 + 3 * (TICKS_PER_SEC / 100);
+}
+
 /*
  * Not the token's holder (it was released): acquiring it for a vCPU that is
  * loaded lets it run, once hart 1 has parked for this acquisition
@@ -242,16 +288,45 @@ static void renewed_turn_goes_on(void **state)
 static void acquire_for_loaded_vcpu(void **state)
 {
 	(void)state;
-	excl_token = 1UL << EXCL_OWNER_BITS; /* generation 1, free */
-	excl_parked = 0;
-	turn_end = T0 - 1;
-	stub_time = T0 + 3 * (TICKS_PER_SEC / 100); /* both slices over: the turn is anyone's */
+	token_free_turn_anyones();
 	assert_true(excl_enter(&harts[0], &vcpu, stub_time));
 	assert_int_equal(puts_done, 0);
 	assert_int_equal(excl_owner(excl_token), 0);
 	assert_int_equal(ipis_sent, 1);
 	assert_true(spins >= 1);
 	assert_ptr_equal(hart_loaded(&harts[0]), &vcpu);
+}
+
+/*
+ * Hart 1 takes an older IPI and parks (acknowledges) between hart 0's look
+ * at it and hart 0's IPI: that IPI wakes it after the acknowledgement, and
+ * what it runs then would count as hart 0's vCPU's (QEMU -icount). Hart 0
+ * waits until hart 1 has parked again having read the mark of its IPI.
+ */
+static void late_ipi_not_taken_for_parked(void **state)
+{
+	(void)state;
+	ipi_case = IPI_LATE;
+	token_free_turn_anyones();
+	assert_true(excl_acquire(&harts[0]));
+	assert_true(spins >= 1);
+	assert_int_equal(harts[1].excl.ipi_seen, 2);
+	assert_int_equal(harts[1].excl.park_gen, 2);
+}
+
+/*
+ * Hart 1 takes hart 0's IPI before hart 0 marks it, parks and halts: hart 0
+ * sends another, after which hart 1 parks having read the mark
+ */
+static void unmarked_ipi_sent_again(void **state)
+{
+	(void)state;
+	ipi_case = IPI_TAKEN_UNMARKED;
+	token_free_turn_anyones();
+	assert_true(excl_acquire(&harts[0]));
+	assert_int_equal(ipis_sent, 2);
+	assert_false(hart1_halted);
+	assert_int_equal(harts[1].excl.ipi_seen, 2);
 }
 
 /*
@@ -291,6 +366,8 @@ int main(void)
 		cmocka_unit_test_setup(within_turn_goes_on, setup),
 		cmocka_unit_test_setup(renewed_turn_goes_on, setup),
 		cmocka_unit_test_setup(acquire_for_loaded_vcpu, setup),
+		cmocka_unit_test_setup(late_ipi_not_taken_for_parked, setup),
+		cmocka_unit_test_setup(unmarked_ipi_sent_again, setup),
 		cmocka_unit_test_setup(turn_passed_before_the_token, setup),
 	};
 
