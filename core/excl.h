@@ -95,7 +95,7 @@ bool excl_sleeping(unsigned int index);
 /* ---- for the rest of the core, any time ---- */
 /* A vCPU's hardware counters are about to start on this hart (vpmu_host.h) */
 void excl_counting_starts(struct vcpu *v);
-/* Of the harts in hmask (hartid bits), those a remote fence must reach now */
+/* Of the harts in hmask (hartid bits), those a remote fence must reach now (core/excl_defer.c) */
 unsigned long excl_fence_now(unsigned long hmask);
 /* A kick to hart h: true if it waits for the token's release (no IPI now) */
 bool excl_defer_kick(struct hart *h);
